@@ -1,0 +1,82 @@
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Deps } from './deps.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { serializeRequest } from './http/log-redaction.ts';
+import { registerAuthorizeRoutes } from './oauth/authorize/routes.ts';
+import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
+import { ENDPOINTS } from './oauth/endpoints.ts';
+import { registerRevocationRoute } from './oauth/revocation.ts';
+import { registerTokenRoute } from './oauth/token/route.ts';
+import { registerAssets } from './web/assets.ts';
+import { registerHome } from './web/home.ts';
+import { cookieOptions } from './web/session.ts';
+
+/** Paths browser-based clients call cross-origin; no cookies are used on them. */
+const CORS_PATHS = [ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo];
+const isCorsPath = (url: string) => {
+  const path = url.split('?')[0] ?? '';
+  return path.startsWith('/.well-known/') || (CORS_PATHS as readonly string[]).includes(path);
+};
+
+/** TRUST_PROXY=<n>: trust the n proxies nearest to this server. */
+const hopCount = (n: number) => (_address: string, hop: number) => hop < n;
+
+/**
+ * Builds the whole application from its dependencies: infrastructure plugins,
+ * then routes. No listening, no config reading: main.ts does that.
+ */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, serializers: { req: serializeRequest } },
+    trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
+    bodyLimit: 64 * 1024,
+    // Unknown query/body shapes are ours to judge, with OAuth errors rather than framework ones.
+    routerOptions: { maxParamLength: 500 },
+  });
+
+  registerErrorHandling(app);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(cookie);
+  await app.register(csrf, {
+    cookieKey: deps.config.secureCookies ? '__Host-lyceum_csrf' : 'lyceum_csrf',
+    cookieOpts: { ...cookieOptions(deps.config), signed: false },
+    getToken: (req) => (req.body as Record<string, string> | undefined)?._csrf,
+  });
+  await app.register(helmet, {
+    // Pages may not be framed (clickjacking on the consent page). form-action stays open:
+    // Chromium applies it to the redirect that follows the consent form, which goes to the client.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    hsts: deps.config.secureCookies,
+    crossOriginResourcePolicy: false,
+  });
+  await app.register(cors, {
+    delegator: (req, cb) => {
+      cb(null, isCorsPath(req.url ?? '')
+        ? { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], maxAge: 86_400 }
+        : { origin: false });
+    },
+  });
+
+  registerAssets(app);
+  registerHome(app, deps);
+  registerRegistrationRoute(app, deps);
+  registerAuthorizeRoutes(app, deps);
+  registerTokenRoute(app, deps);
+  registerRevocationRoute(app, deps);
+  return app;
+}

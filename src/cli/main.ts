@@ -1,0 +1,64 @@
+import { ConfigError, loadConfig } from '../config/index.ts';
+import { SETTINGS } from '../config/defaults.ts';
+import { openStore } from '../store/kysely/open.ts';
+import { DuplicateError } from '../store/types.ts';
+import { UsageError } from './args.ts';
+import { clientsCommand } from './clients.ts';
+import { serveCommand } from './serve.ts';
+import { usersCommand } from './users.ts';
+
+const HELP = `lyceum — the online school platform
+
+Commands:
+  serve                         start the server (PORT, HOST, PUBLIC_URL, DATABASE_URL, ...)
+  migrate                       apply pending database migrations
+  users add --email E --password P [--name N] [--role owner|admin|lecturer|student]
+  users passwd --email E --password P
+  users list
+  clients list | show ID | delete ID
+  help                          this text
+
+Settings (environment variables):
+${SETTINGS.map((s) => `  ${s.env.padEnd(27)} ${s.description} Default: ${s.default}`).join('\n')}
+`;
+
+async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
+  const store = openStore(loadConfig().database);
+  try {
+    await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serveCommand(loadConfig());
+    case 'migrate':
+      await withStore(async () => undefined);
+      console.log('migrations applied');
+      return;
+    case 'users':
+      return withStore((store) => usersCommand(store, rest));
+    case 'clients':
+      return withStore((store) => clientsCommand(store, rest));
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return;
+    default:
+      throw new UsageError(`unknown command "${command}"; run "lyceum help"`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const known = err instanceof UsageError || err instanceof ConfigError || err instanceof DuplicateError;
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`lyceum: ${known ? message : `failed: ${message.split('\n')[0]}`}\n`);
+  process.exit(err instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,56 @@
+/**
+ * Every setting Lyceum reads from the environment, with its default and what
+ * it means. This table is the single source: the config loader, `lyceum help`
+ * and docs/configuration.md are all built from it.
+ */
+export interface SettingDoc {
+  env: string;
+  default: string;
+  description: string;
+}
+
+export const SETTINGS: readonly SettingDoc[] = [
+  { env: 'PORT', default: '3000', description: 'TCP port to listen on (0 picks a free port).' },
+  { env: 'HOST', default: '127.0.0.1', description: 'Interface to bind. Use 0.0.0.0 behind a load balancer.' },
+  {
+    env: 'PUBLIC_URL',
+    default: 'http://127.0.0.1:{PORT}',
+    description:
+      'The issuer: the exact origin (and optional path) clients use, no trailing slash. https is required unless the host is a loopback address.',
+  },
+  {
+    env: 'DATABASE_URL',
+    default: './data/lyceum.sqlite',
+    description: 'A SQLite file path (embedded, default) or a postgres:// URL shared by every instance.',
+  },
+  { env: 'CODE_TTL_SECONDS', default: '60', description: 'Lifetime of an authorization code (10-600).' },
+  { env: 'ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Lifetime of an access token (60-86400).' },
+  {
+    env: 'REFRESH_TOKEN_TTL_SECONDS',
+    default: '2592000',
+    description: 'Lifetime of a refresh token family from its last rotation (3600-31536000, 30 days by default).',
+  },
+  {
+    env: 'REFRESH_GRACE_SECONDS',
+    default: '10',
+    description:
+      'Window in which a replayed refresh token returns the same successor instead of ending its family (0-60).',
+  },
+  { env: 'SESSION_TTL_SECONDS', default: '43200', description: 'Lifetime of a browser sign-in session (300-2592000).' },
+  {
+    env: 'TRUST_PROXY',
+    default: 'false',
+    description: 'Trust X-Forwarded-* headers: false, true, a hop count, or a comma-separated list of proxy addresses.',
+  },
+  {
+    env: 'LOG_LEVEL',
+    default: 'info',
+    description: 'fatal, error, warn, info, debug, trace or silent. Tokens, codes, secrets and passwords are never logged.',
+  },
+  {
+    env: 'LOOPBACK_HOSTS',
+    default: '127.0.0.1,[::1],localhost',
+    description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.',
+  },
+  { env: 'REGISTRATION_BODY_LIMIT', default: '16384', description: 'Largest registration request body in bytes.' },
+] as const;

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { isLoopbackHost } from '../oauth/loopback.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  issuer: string;
+  database: { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+  codeTtl: number;
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  refreshGrace: number;
+  sessionTtl: number;
+  trustProxy: boolean | number | string[];
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  loopbackHosts: string[];
+  registrationBodyLimit: number;
+  /** true when the issuer is https: cookies get the Secure attribute. */
+  secureCookies: boolean;
+}
+
+/** A configuration value that cannot be used. The message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const schema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.string().optional(),
+  DATABASE_URL: z.string().min(1).default('./data/lyceum.sqlite'),
+  CODE_TTL_SECONDS: int(10, 600).default(60),
+  ACCESS_TOKEN_TTL_SECONDS: int(60, 86_400).default(3600),
+  REFRESH_TOKEN_TTL_SECONDS: int(3600, 31_536_000).default(2_592_000),
+  REFRESH_GRACE_SECONDS: int(0, 60).default(10),
+  SESSION_TTL_SECONDS: int(300, 2_592_000).default(43_200),
+  TRUST_PROXY: z.string().default('false'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOOPBACK_HOSTS: z.string().default('127.0.0.1,[::1],localhost'),
+  REGISTRATION_BODY_LIMIT: int(1024, 1_048_576).default(16_384),
+});
+
+/**
+ * Reads and validates the environment. Throws ConfigError with a one-line
+ * message naming the first bad variable and why it is refused.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    issuer: parseIssuer(e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`),
+    database: parseDatabaseUrl(e.DATABASE_URL),
+    codeTtl: e.CODE_TTL_SECONDS,
+    accessTokenTtl: e.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtl: e.REFRESH_TOKEN_TTL_SECONDS,
+    refreshGrace: e.REFRESH_GRACE_SECONDS,
+    sessionTtl: e.SESSION_TTL_SECONDS,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    logLevel: e.LOG_LEVEL,
+    loopbackHosts: parseLoopbackHosts(e.LOOPBACK_HOSTS),
+    registrationBodyLimit: e.REGISTRATION_BODY_LIMIT,
+    secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
+  };
+}
+
+function parseIssuer(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL: "${raw}" is not an absolute URL`);
+  }
+  // RFC 8414 §2: the issuer is a URL using the https scheme with no query or fragment components.
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError('PUBLIC_URL: must have no query, fragment or credentials');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw new ConfigError('PUBLIC_URL: must use https unless the host is a loopback address');
+  }
+  if (raw.endsWith('/')) throw new ConfigError('PUBLIC_URL: must not end with a slash');
+  return url.origin + url.pathname.replace(/\/$/, '');
+}
+
+function parseDatabaseUrl(raw: string): Config['database'] {
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL: not a valid postgres URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    throw new ConfigError('DATABASE_URL: must be a SQLite file path or a postgres:// URL');
+  }
+  return { kind: 'sqlite', file: raw.replace(/^sqlite:/, '') };
+}
+
+function parseTrustProxy(raw: string): Config['trustProxy'] {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0 || list.some((s) => !/^[0-9a-f.:/]+$/i.test(s))) {
+    throw new ConfigError('TRUST_PROXY: must be true, false, a hop count or a list of IP addresses/CIDRs');
+  }
+  return list;
+}
+
+function parseLoopbackHosts(raw: string): string[] {
+  const hosts = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const allowed = new Set(['127.0.0.1', '[::1]', 'localhost']);
+  const bad = hosts.find((h) => !allowed.has(h));
+  if (hosts.length === 0 || bad) throw new ConfigError(`LOOPBACK_HOSTS: ${bad ?? '(empty)'} is not one of 127.0.0.1, [::1], localhost`);
+  return hosts;
+}

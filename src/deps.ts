@@ -1,0 +1,24 @@
+import type { Config } from './config/index.ts';
+import type { Store } from './store/types.ts';
+
+export interface IdTokenInput {
+  clientId: string;
+  userId: string;
+  nonce: string | null;
+  authTime: number;
+  accessToken: string;
+  scope: string;
+}
+
+/** Signs OpenID Connect ID tokens (src/oidc/). */
+export interface IdTokenSigner {
+  sign(input: IdTokenInput): Promise<string>;
+}
+
+/** What the routes are built from. `now` is injectable so tests can move time. */
+export interface Deps {
+  config: Config;
+  store: Store;
+  now: () => number;
+  idTokens?: IdTokenSigner;
+}

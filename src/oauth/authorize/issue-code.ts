@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import type { User } from '../../store/types.ts';
+import { OAuthError } from '../errors.ts';
+import { grantableScopes } from '../roles.ts';
+import { formatScope } from '../scopes.ts';
+import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
+import type { AuthorizationRequest } from './validate-request.ts';
+
+/**
+ * Mints a single-use code bound to the client, redirect URI, PKCE challenge,
+ * granted scope, resource and nonce, and records the user's consent.
+ * Granted scope = requested ∩ the user's role.
+ */
+export async function issueCode(req: AuthorizationRequest, user: User, authTime: number, deps: Deps): Promise<string> {
+  const granted = grantableScopes(req.scopes, user.role);
+  if (granted.length === 0) throw new OAuthError('invalid_scope', 'None of the requested scopes is available to this user.');
+  const scope = formatScope(granted);
+  const code = newSecret(PREFIX.code);
+  const now = deps.now();
+  await deps.store.codes.save({
+    hash: sha256(code),
+    clientId: req.client.id,
+    userId: user.id,
+    redirectUri: req.redirectUri,
+    scope,
+    resource: req.resource,
+    nonce: req.nonce ?? null,
+    codeChallenge: req.codeChallenge,
+    authTime,
+    familyId: randomUUID(),
+    expiresAt: now + deps.config.codeTtl * 1000,
+    createdAt: now,
+  });
+  const previous = await deps.store.grants.find(user.id, req.client.id);
+  await deps.store.grants.upsert({ userId: user.id, clientId: req.client.id, scope, createdAt: previous?.createdAt ?? now, updatedAt: now });
+  return code;
+}

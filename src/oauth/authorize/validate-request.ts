@@ -1,0 +1,164 @@
+import type { Deps } from '../../deps.ts';
+import type { Client } from '../../store/types.ts';
+import { OAuthError } from '../errors.ts';
+import { matchRegisteredRedirectUri } from '../loopback.ts';
+import { isWellFormedS256Challenge } from '../pkce.ts';
+import { checkResource, resourcesFor } from '../resources.ts';
+import { parseScope, type Scope } from '../scopes.ts';
+
+export type RawParams = Record<string, unknown>;
+
+/** A fully validated authorization request. */
+export interface AuthorizationRequest {
+  client: Client;
+  redirectUri: string;
+  scopes: Scope[];
+  state: string | undefined;
+  nonce: string | undefined;
+  codeChallenge: string;
+  resource: string | null;
+  prompt: string | undefined;
+  maxAge: number | undefined;
+}
+
+/** Parameters carried from the authorize GET to the consent form and back. */
+export const CARRIED_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+  'prompt',
+  'max_age',
+] as const;
+
+export type ValidationResult =
+  /** Client or redirect URI cannot be trusted: show a page, never redirect (RFC 6749 §4.1.2.1). */
+  | { kind: 'page'; error: OAuthError }
+  /** Any other problem: tell the client on its redirect URI. */
+  | { kind: 'redirect'; error: OAuthError; redirectUri: string; state: string | undefined }
+  | { kind: 'ok'; request: AuthorizationRequest };
+
+/** RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once." */
+function single(params: RawParams, name: string): string | undefined {
+  const v = params[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be given exactly once`);
+  return v;
+}
+
+function bounded(params: RawParams, name: string, max: number): string | undefined {
+  const v = single(params, name);
+  if (v !== undefined && v.length > max) throw new OAuthError('invalid_request', `${name} must be at most ${max} characters`);
+  return v;
+}
+
+async function checkClient(params: RawParams, deps: Deps): Promise<Client> {
+  const clientId = single(params, 'client_id');
+  if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
+  const client = clientId.length <= 200 ? await deps.store.clients.find(clientId) : undefined;
+  if (!client) throw new OAuthError('invalid_client', 'No client is registered with this client_id. Register it again at /api/oauth/register.');
+  return client;
+}
+
+function checkRedirectUri(params: RawParams, client: Client, deps: Deps): string {
+  const redirectUri = single(params, 'redirect_uri');
+  // Loopback clients may use any port, so Lyceum cannot infer the URI: it is always required.
+  if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required');
+  if (!matchRegisteredRedirectUri(redirectUri, client.metadata.redirect_uris, deps.config.loopbackHosts)) {
+    throw new OAuthError('invalid_request', 'redirect_uri does not match any URI registered for this client.');
+  }
+  return redirectUri;
+}
+
+function checkResponseType(params: RawParams): void {
+  const responseType = single(params, 'response_type');
+  if (!responseType) throw new OAuthError('invalid_request', 'response_type is required');
+  if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
+}
+
+/** RFC 7636 §4.4.1 and OAuth 2.1: PKCE with S256 is mandatory here; plain is refused. */
+function checkPkce(params: RawParams): string {
+  const challenge = single(params, 'code_challenge');
+  const method = single(params, 'code_challenge_method');
+  if (!challenge) throw new OAuthError('invalid_request', 'code_challenge is required (PKCE with S256)');
+  if (method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
+  if (!isWellFormedS256Challenge(challenge)) throw new OAuthError('invalid_request', 'code_challenge must be 43 base64url characters');
+  return challenge;
+}
+
+function checkScope(params: RawParams, client: Client): Scope[] {
+  const raw = bounded(params, 'scope', 4000) ?? client.metadata.scope;
+  // RFC 6749 §3.3: with no scope, "the authorization server MUST either process the request using a pre-defined default value or fail".
+  if (!raw) throw new OAuthError('invalid_scope', 'scope is required');
+  const { scopes, unknown } = parseScope(raw);
+  if (unknown.length > 0) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
+  if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required');
+  return scopes;
+}
+
+function checkResourceParam(params: RawParams, deps: Deps): string | null {
+  const v = params.resource;
+  if (v === undefined) return null;
+  // RFC 8707 §2 allows several; a Lyceum token serves one resource, so one is accepted.
+  if (typeof v !== 'string') throw new OAuthError('invalid_target', 'Send one resource per request');
+  const check = checkResource(v, resourcesFor(deps.config.issuer));
+  if (!check.ok) throw new OAuthError('invalid_target', check.reason);
+  return check.resource;
+}
+
+function checkMaxAge(params: RawParams): number | undefined {
+  const v = single(params, 'max_age');
+  if (v === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(v)) throw new OAuthError('invalid_request', 'max_age must be a non-negative integer');
+  return Number(v);
+}
+
+function checkPrompt(params: RawParams): string | undefined {
+  const v = single(params, 'prompt');
+  if (v === undefined) return undefined;
+  const values = v.split(' ').filter(Boolean);
+  if (values.some((p) => !['none', 'login', 'consent'].includes(p))) throw new OAuthError('invalid_request', 'prompt must be none, login or consent');
+  if (values.includes('none') && values.length > 1) throw new OAuthError('invalid_request', 'prompt=none cannot be combined');
+  return values.join(' ');
+}
+
+/**
+ * The authorization endpoint's checks, in order (RFC 6749 §4.1.1, RFC 7636,
+ * RFC 8707). Client and redirect URI come first: until both are trusted,
+ * errors are shown to the user and never redirected.
+ */
+export async function validateAuthorizationRequest(params: RawParams, deps: Deps): Promise<ValidationResult> {
+  let client: Client;
+  let redirectUri: string;
+  try {
+    client = await checkClient(params, deps);
+    redirectUri = checkRedirectUri(params, client, deps);
+  } catch (err) {
+    if (err instanceof OAuthError) return { kind: 'page', error: err };
+    throw err;
+  }
+  const rawState = params.state;
+  const state = typeof rawState === 'string' ? rawState : undefined;
+  try {
+    bounded(params, 'state', 2000);
+    checkResponseType(params);
+    const codeChallenge = checkPkce(params);
+    const scopes = checkScope(params, client);
+    const resource = checkResourceParam(params, deps);
+    const nonce = bounded(params, 'nonce', 500);
+    const prompt = checkPrompt(params);
+    const maxAge = checkMaxAge(params);
+    return {
+      kind: 'ok',
+      request: { client, redirectUri, scopes, state, nonce, codeChallenge, resource, prompt, maxAge },
+    };
+  } catch (err) {
+    if (err instanceof OAuthError) return { kind: 'redirect', error: err, redirectUri, state };
+    throw err;
+  }
+}

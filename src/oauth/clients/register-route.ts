@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { ENDPOINTS } from '../endpoints.ts';
+import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
+import { validateClientMetadata } from './validate-metadata.ts';
+
+/** POST /api/oauth/register — RFC 7591 dynamic client registration, open to loopback clients. */
+export function registerRegistrationRoute(app: FastifyInstance, deps: Deps): void {
+  app.post(ENDPOINTS.registration, { bodyLimit: deps.config.registrationBodyLimit }, async (request, reply) => {
+    const metadata = validateClientMetadata(request.body, deps.config);
+    const clientId = PREFIX.client + randomBytes(16).toString('base64url');
+    const secret = metadata.token_endpoint_auth_method === 'client_secret_post' ? newSecret(PREFIX.secret) : undefined;
+    const now = deps.now();
+    await deps.store.clients.create({ id: clientId, secretHash: secret ? sha256(secret) : null, metadata, createdAt: now });
+    request.log.info({ client_id: clientId, client_name: metadata.client_name }, 'client registered');
+    // RFC 7591 §3.2.1: the response contains client_id, client_secret if issued, and all registered metadata.
+    reply.code(201).header('cache-control', 'no-store').header('pragma', 'no-cache');
+    return {
+      client_id: clientId,
+      client_id_issued_at: Math.floor(now / 1000),
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      ...metadata,
+    };
+  });
+}

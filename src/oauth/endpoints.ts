@@ -1,0 +1,19 @@
+/**
+ * Every OAuth/OIDC path Lyceum serves (spec/access-api.md, "Endpoints"). The
+ * routes register these and discovery advertises them: one registry, no drift.
+ */
+export const ENDPOINTS = {
+  registration: '/api/oauth/register',
+  authorization: '/oauth/authorize',
+  token: '/api/oauth/token',
+  revocation: '/api/oauth/revoke',
+  introspection: '/api/oauth/introspect',
+  userinfo: '/api/oauth/userinfo',
+  jwks: '/.well-known/jwks.json',
+} as const;
+
+/** Browser-only steps of the authorization endpoint. */
+export const WEB_PATHS = {
+  signIn: '/oauth/sign-in',
+  decision: '/oauth/authorize/decision',
+} as const;

@@ -1,0 +1,34 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import type { Client } from '../../store/types.ts';
+import { OAuthError } from '../errors.ts';
+import { sha256 } from '../tokens/secrets.ts';
+import { param, requiredParam, type FormParams } from './form-params.ts';
+
+const invalidClient = (d: string) => new OAuthError('invalid_client', d);
+
+/**
+ * Authenticates the client at the token, revocation and introspection
+ * endpoints. Public clients (`none`) send only client_id; confidential
+ * clients (`client_secret_post`) add client_secret in the body
+ * (RFC 6749 §2.3.1). HTTP Basic is not offered, so it is refused plainly.
+ */
+export async function authenticateClient(request: FastifyRequest, body: FormParams, deps: Deps): Promise<Client> {
+  if (request.headers.authorization?.toLowerCase().startsWith('basic ')) {
+    throw invalidClient('HTTP Basic client authentication is not supported; send client_id (and client_secret) in the body');
+  }
+  const clientId = requiredParam(body, 'client_id', 200);
+  const secret = param(body, 'client_secret', 200);
+  const client = await deps.store.clients.find(clientId);
+  if (!client) throw invalidClient('Unknown client');
+  if (client.metadata.token_endpoint_auth_method === 'none') {
+    if (secret !== undefined) throw invalidClient('This client is public (token_endpoint_auth_method none) and has no secret');
+    return client;
+  }
+  if (secret === undefined) throw invalidClient('client_secret is required for this client');
+  const given = Buffer.from(sha256(secret));
+  const stored = Buffer.from(client.secretHash ?? '');
+  if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw invalidClient('Client authentication failed');
+  return client;
+}

@@ -1,0 +1,69 @@
+import { OAuthError } from '../../errors.ts';
+import { grantableScopes } from '../../roles.ts';
+import { formatScope, parseScope } from '../../scopes.ts';
+import { sha256 } from '../../tokens/secrets.ts';
+import { param, requiredParam } from '../form-params.ts';
+import type { GrantHandler } from '../grant-handler.ts';
+import { deriveSuccessorPair, tokenResponse } from '../issue-tokens.ts';
+import { resolveTokenResource } from '../resource-param.ts';
+
+const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
+
+/**
+ * grant_type=refresh_token (RFC 6749 §6) with rotation: every use returns a
+ * new refresh token and retires the old one, atomically. A replay inside the
+ * grace window returns the same successor (two workers refreshing at once);
+ * a replay after it ends the whole family (OAuth 2.0 Security BCP §4.14.2).
+ */
+export const refreshTokenGrant = {
+  grantType: 'refresh_token',
+  async handle({ request, body, client, deps }) {
+    const presented = requiredParam(body, 'refresh_token', 200);
+    const now = deps.now();
+    const current = await deps.store.tokens.find(sha256(presented));
+    if (!current || current.kind !== 'refresh' || current.revokedAt !== null) throw invalidGrant('The refresh token is invalid or was revoked');
+    // RFC 6749 §6: "validate the refresh token and ensure that it was issued to the authenticated client"
+    if (current.clientId !== client.id) throw invalidGrant('The refresh token was issued to another client');
+    if (now >= current.expiresAt) throw invalidGrant('The refresh token has expired');
+
+    const user = await deps.store.users.findById(current.userId);
+    if (!user) throw invalidGrant('The user no longer exists');
+    // RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted"
+    const original = parseScope(current.scope).scopes;
+    const requestedRaw = param(body, 'scope');
+    let scopes = original;
+    if (requestedRaw !== undefined) {
+      const requested = parseScope(requestedRaw);
+      const extra = [...requested.unknown, ...requested.scopes.filter((s) => !original.includes(s))];
+      if (extra.length > 0) throw new OAuthError('invalid_scope', `Not part of the original grant: ${extra.join(' ')}`);
+      scopes = requested.scopes;
+    }
+    // The user's role may have changed since consent: never grant more than it now allows.
+    const scope = formatScope(grantableScopes(scopes, user.role));
+    if (!scope) throw new OAuthError('invalid_scope', 'None of the granted scopes is still available to this user');
+    const resource = resolveTokenResource(body, current.resource, deps);
+
+    const pair = deriveSuccessorPair(
+      { client, userId: current.userId, scope, resource, familyId: current.familyId, authTime: current.authTime },
+      presented,
+      current.salt ?? '',
+      deps,
+    );
+    const result = await deps.store.tokens.rotate(current.hash, now, pair.rows);
+    if (result.status === 'rotated') return tokenResponse(pair, scope, deps.config.accessTokenTtl);
+    if (result.status === 'already_rotated') {
+      const rotatedAt = result.token.rotatedAt ?? 0;
+      const successor = await deps.store.tokens.find(sha256(pair.refreshToken!));
+      const access = await deps.store.tokens.find(sha256(pair.accessToken));
+      const withinGrace = now - rotatedAt <= deps.config.refreshGrace * 1000;
+      if (withinGrace && successor && access && successor.revokedAt === null && successor.rotatedAt === null) {
+        const expiresIn = Math.max(0, Math.floor((access.expiresAt - now) / 1000));
+        return tokenResponse(pair, successor.scope, expiresIn);
+      }
+      const revoked = await deps.store.tokens.revokeFamily(current.familyId, now);
+      request.log.warn({ client_id: client.id, revoked }, 'refresh token reused after rotation; its family was revoked');
+      throw invalidGrant('The refresh token was already used');
+    }
+    throw invalidGrant('The refresh token is invalid or was revoked');
+  },
+} satisfies GrantHandler;

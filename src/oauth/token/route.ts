@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { ENDPOINTS } from '../endpoints.ts';
+import { OAuthError } from '../errors.ts';
+import { authenticateClient } from './client-auth.ts';
+import { formBody, param } from './form-params.ts';
+import type { GrantHandler } from './grant-handler.ts';
+import { authorizationCodeGrant } from './grants/authorization-code.ts';
+import { refreshTokenGrant } from './grants/refresh-token.ts';
+
+export const GRANT_HANDLERS: readonly GrantHandler[] = [authorizationCodeGrant, refreshTokenGrant];
+
+/** POST /api/oauth/token (RFC 6749 §3.2). */
+export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
+  app.post(ENDPOINTS.token, async (request, reply) => {
+    // RFC 6749 §5.1: "Cache-Control: no-store" on every response with tokens or credentials.
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const body = formBody(request.body);
+    const grantType = param(body, 'grant_type', 100);
+    if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
+    const handler = GRANT_HANDLERS.find((h) => h.grantType === grantType);
+    if (!handler) throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
+    const client = await authenticateClient(request, body, deps);
+    // RFC 6749 §5.2 unauthorized_client: "not authorized to use this authorization grant type"
+    if (!client.metadata.grant_types.includes(grantType)) {
+      throw new OAuthError('unauthorized_client', `This client did not register the ${grantType} grant`);
+    }
+    return handler.handle({ request, body, client, deps });
+  });
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config/index.ts';
+import type { Deps } from './deps.ts';
+import { openStore } from './store/kysely/open.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  deps: Deps;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boot order (DESIGN.md): config (already validated) → store with migrations →
+ * services → routes → listen.
+ */
+export async function startServer(config: Config, overrides: Partial<Deps> = {}): Promise<RunningServer> {
+  const store = overrides.store ?? openStore(config.database);
+  await store.migrate();
+  const deps: Deps = { config, store, now: Date.now, ...overrides };
+  const app = await buildApp(deps);
+  const address = await app.listen({ port: config.port, host: config.host });
+  return {
+    app,
+    deps,
+    url: address,
+    async close() {
+      await app.close();
+      if (!overrides.store) await store.close();
+    },
+  };
+}

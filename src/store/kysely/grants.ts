@@ -1,0 +1,40 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Grant, GrantStore } from '../types.ts';
+import type { Database, GrantsTable } from './schema.ts';
+
+const toGrant = (r: Selectable<GrantsTable>): Grant => ({
+  userId: r.user_id,
+  clientId: r.client_id,
+  scope: r.scope,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export function kyselyGrantStore(db: Kysely<Database>): GrantStore {
+  return {
+    async upsert(g) {
+      await db
+        .insertInto('grants')
+        .values({ user_id: g.userId, client_id: g.clientId, scope: g.scope, created_at: g.createdAt, updated_at: g.updatedAt })
+        .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope: g.scope, updated_at: g.updatedAt }))
+        .execute();
+    },
+    async find(userId, clientId) {
+      const r = await db
+        .selectFrom('grants')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('client_id', '=', clientId)
+        .executeTakeFirst();
+      return r && toGrant(r);
+    },
+    async listForUser(userId) {
+      const rows = await db.selectFrom('grants').selectAll().where('user_id', '=', userId).orderBy('updated_at', 'desc').execute();
+      return rows.map(toGrant);
+    },
+    async delete(userId, clientId) {
+      const r = await db.deleteFrom('grants').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/** Table shapes as Kysely sees them. Times are epoch milliseconds. */
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  password_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ClientsTable {
+  id: string;
+  secret_hash: string | null;
+  metadata: string;
+  created_at: number;
+}
+
+export interface CodesTable {
+  hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scope: string;
+  resource: string | null;
+  nonce: string | null;
+  code_challenge: string;
+  auth_time: number;
+  family_id: string;
+  expires_at: number;
+  created_at: number;
+  consumed_at: number | null;
+}
+
+export interface TokensTable {
+  hash: string;
+  kind: string;
+  client_id: string;
+  user_id: string;
+  scope: string;
+  resource: string | null;
+  family_id: string;
+  auth_time: number;
+  expires_at: number;
+  created_at: number;
+  revoked_at: number | null;
+  rotated_at: number | null;
+  salt: string | null;
+}
+
+export interface SessionsTable {
+  hash: string;
+  user_id: string;
+  auth_time: number;
+  expires_at: number;
+}
+
+export interface GrantsTable {
+  user_id: string;
+  client_id: string;
+  scope: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  clients: ClientsTable;
+  authorization_codes: CodesTable;
+  tokens: TokensTable;
+  sessions: SessionsTable;
+  grants: GrantsTable;
+}

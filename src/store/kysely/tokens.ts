@@ -1,0 +1,115 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Token, TokenStore } from '../types.ts';
+import type { Database, TokensTable } from './schema.ts';
+
+function toToken(row: Selectable<TokensTable>): Token {
+  return {
+    hash: row.hash,
+    kind: row.kind === 'refresh' ? 'refresh' : 'access',
+    clientId: row.client_id,
+    userId: row.user_id,
+    scope: row.scope,
+    resource: row.resource,
+    familyId: row.family_id,
+    authTime: Number(row.auth_time),
+    expiresAt: Number(row.expires_at),
+    createdAt: Number(row.created_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    rotatedAt: row.rotated_at === null ? null : Number(row.rotated_at),
+    salt: row.salt,
+  };
+}
+
+function toRow(t: Token): Insertable<TokensTable> {
+  return {
+    hash: t.hash,
+    kind: t.kind,
+    client_id: t.clientId,
+    user_id: t.userId,
+    scope: t.scope,
+    resource: t.resource,
+    family_id: t.familyId,
+    auth_time: t.authTime,
+    expires_at: t.expiresAt,
+    created_at: t.createdAt,
+    revoked_at: t.revokedAt,
+    rotated_at: t.rotatedAt,
+    salt: t.salt,
+  };
+}
+
+export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
+  const insert = async (q: Kysely<Database>, tokens: Token[]) => {
+    if (tokens.length === 0) return;
+    await q
+      .insertInto('tokens')
+      .values(tokens.map(toRow))
+      .onConflict((oc) => oc.column('hash').doNothing())
+      .execute();
+  };
+
+  return {
+    insert: (tokens) => insert(db, tokens),
+    async find(hash) {
+      const row = await db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+      return row && toToken(row);
+    },
+    async rotate(hash, now, successors) {
+      return db.transaction().execute(async (trx) => {
+        const won = await trx
+          .updateTable('tokens')
+          .set({ rotated_at: now })
+          .where('hash', '=', hash)
+          .where('kind', '=', 'refresh')
+          .where('rotated_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        if (won) {
+          await insert(trx, successors);
+          return { status: 'rotated' as const, token: toToken(won) };
+        }
+        const row = await trx.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+        if (row && row.kind === 'refresh' && row.revoked_at === null && row.rotated_at !== null) {
+          return { status: 'already_rotated' as const, token: toToken(row) };
+        }
+        return { status: 'unusable' as const, ...(row ? { token: toToken(row) } : {}) };
+      });
+    },
+    async revoke(hash, now) {
+      const r = await db
+        .updateTable('tokens')
+        .set({ revoked_at: now })
+        .where('hash', '=', hash)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+    async revokeFamily(familyId, now) {
+      const r = await db
+        .updateTable('tokens')
+        .set({ revoked_at: now })
+        .where('family_id', '=', familyId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    async revokeForGrant(userId, clientId, now) {
+      const r = await db
+        .updateTable('tokens')
+        .set({ revoked_at: now })
+        .where('user_id', '=', userId)
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    async purgeExpired(before) {
+      const r = await db
+        .deleteFrom('tokens')
+        .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}

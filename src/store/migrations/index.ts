@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './001-initial.ts';
+
+/** Migrations in order. Add new ones at the end; never edit a landed one. */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

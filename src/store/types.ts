@@ -1,0 +1,191 @@
+/**
+ * The store: narrow repositories, each with a written contract. One Kysely
+ * implementation serves SQLite and PostgreSQL (src/store/kysely/); one
+ * contract suite (test/store/contract.test.ts) runs against both.
+ *
+ * Conventions: times are epoch milliseconds (numbers on both stores);
+ * credentials (tokens, codes, client secrets, session ids) are passed in and
+ * stored only as SHA-256 hashes; nothing here knows a plaintext credential.
+ */
+import type { Role } from '../oauth/roles.ts';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  passwordHash: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface UserStore {
+  /** Contract: throws DuplicateError when the (lower-cased) email is taken. */
+  create(user: User): Promise<void>;
+  findByEmail(email: string): Promise<User | undefined>;
+  findById(id: string): Promise<User | undefined>;
+  list(): Promise<User[]>;
+  /** Contract: returns false when no such user exists. */
+  setPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+}
+
+/** Registered client metadata, as echoed by the registration endpoint (RFC 7591 §3.2.1). */
+export interface ClientMetadata {
+  client_name?: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: 'none' | 'client_secret_post';
+  application_type: 'native' | 'web';
+  scope?: string;
+  client_uri?: string;
+  logo_uri?: string;
+  tos_uri?: string;
+  policy_uri?: string;
+  software_id?: string;
+  software_version?: string;
+  contacts?: string[];
+}
+
+export interface Client {
+  id: string;
+  secretHash: string | null;
+  metadata: ClientMetadata;
+  createdAt: number;
+}
+
+export interface ClientStore {
+  create(client: Client): Promise<void>;
+  find(id: string): Promise<Client | undefined>;
+  list(): Promise<Client[]>;
+  /** Contract: deletes the client with its codes, tokens and grants; false if it did not exist. */
+  delete(id: string): Promise<boolean>;
+}
+
+export interface AuthorizationCode {
+  hash: string;
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  scope: string;
+  resource: string | null;
+  nonce: string | null;
+  codeChallenge: string;
+  authTime: number;
+  /** Every token issued from this code shares it; a replay revokes the family. */
+  familyId: string;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export type ConsumeResult =
+  | { status: 'consumed'; code: AuthorizationCode }
+  | { status: 'already_consumed'; code: AuthorizationCode }
+  | { status: 'unknown' };
+
+export interface CodeStore {
+  save(code: AuthorizationCode): Promise<void>;
+  /**
+   * Contract: atomically marks the code used. Exactly one caller ever gets
+   * 'consumed' for a hash, however many race; later ones get
+   * 'already_consumed'. Expiry is NOT checked here.
+   */
+  consume(hash: string, now: number): Promise<ConsumeResult>;
+  /** Deletes codes that expired before `before`; returns how many. */
+  purgeExpired(before: number): Promise<number>;
+}
+
+export interface Token {
+  hash: string;
+  kind: 'access' | 'refresh';
+  clientId: string;
+  userId: string;
+  scope: string;
+  /** RFC 8707 audience; null means good for every Lyceum resource. */
+  resource: string | null;
+  familyId: string;
+  authTime: number;
+  expiresAt: number;
+  createdAt: number;
+  revokedAt: number | null;
+  /** Refresh tokens: when this token was exchanged for its successor. */
+  rotatedAt: number | null;
+  /** Refresh tokens: random salt from which the successor is derived. */
+  salt: string | null;
+}
+
+export type RotateResult =
+  | { status: 'rotated'; token: Token }
+  | { status: 'already_rotated'; token: Token }
+  | { status: 'unusable'; token?: Token };
+
+export interface TokenStore {
+  /** Contract: inserts each token; a hash already present is left as it is (idempotent). */
+  insert(tokens: Token[]): Promise<void>;
+  find(hash: string): Promise<Token | undefined>;
+  /**
+   * Contract: atomically marks a live refresh token rotated and inserts its
+   * successors in the same transaction. Exactly one of racing callers gets
+   * 'rotated'. A token already rotated gives 'already_rotated' (successors
+   * untouched); a revoked or unknown one gives 'unusable'. Expiry is NOT checked.
+   */
+  rotate(hash: string, now: number, successors: Token[]): Promise<RotateResult>;
+  /** Contract: revokes one token; false if unknown or already revoked. */
+  revoke(hash: string, now: number): Promise<boolean>;
+  /** Revokes every live token of a family; returns how many. */
+  revokeFamily(familyId: string, now: number): Promise<number>;
+  /** Revokes every live token of a user at a client (used when consent is withdrawn). */
+  revokeForGrant(userId: string, clientId: string, now: number): Promise<number>;
+  /** Deletes tokens expired or revoked before `before`; returns how many. */
+  purgeExpired(before: number): Promise<number>;
+}
+
+export interface Session {
+  hash: string;
+  userId: string;
+  authTime: number;
+  expiresAt: number;
+}
+
+export interface SessionStore {
+  create(session: Session): Promise<void>;
+  /** Contract: returns the session only while now < expiresAt. */
+  findLive(hash: string, now: number): Promise<Session | undefined>;
+  delete(hash: string): Promise<void>;
+  purgeExpired(before: number): Promise<number>;
+}
+
+/** A user's consent to a client: the connected-apps list. */
+export interface Grant {
+  userId: string;
+  clientId: string;
+  scope: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface GrantStore {
+  /** Contract: creates or replaces the user's grant to the client. */
+  upsert(grant: Grant): Promise<void>;
+  find(userId: string, clientId: string): Promise<Grant | undefined>;
+  listForUser(userId: string): Promise<Grant[]>;
+  delete(userId: string, clientId: string): Promise<boolean>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  users: UserStore;
+  clients: ClientStore;
+  codes: CodeStore;
+  tokens: TokenStore;
+  sessions: SessionStore;
+  grants: GrantStore;
+  /** Applies pending migrations; safe to call from several instances at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A unique constraint was hit (e.g. a user's email). */
+export class DuplicateError extends Error {
+  override name = 'DuplicateError';
+}

@@ -1,0 +1,41 @@
+import { describeScope, type Scope } from '../../oauth/scopes.ts';
+import { html } from '../html.ts';
+import { layout } from '../layout.ts';
+
+export interface ConsentPage {
+  csrfToken: string;
+  clientName: string;
+  clientId: string;
+  redirectHost: string;
+  userEmail: string;
+  /** Scopes the user's role lets them grant. */
+  grantable: Scope[];
+  /** Scopes asked for that the user's role cannot grant: shown, never granted. */
+  withheld: Scope[];
+  /** The authorization request, re-sent with the decision and validated again. */
+  params: Record<string, string>;
+}
+
+/** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
+export function consentPage(p: ConsentPage): string {
+  const scopeList = (scopes: Scope[]) =>
+    html`<ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <code>${s}</code></li>`)}</ul>`;
+  return layout(
+    `Allow ${p.clientName}?`,
+    html`<h1>Allow <span class="client-name">${p.clientName}</span> to access your account?</h1>
+<p>Signed in as <strong>${p.userEmail}</strong>. After you decide, you go back to
+<strong>${p.redirectHost}</strong> on this computer.</p>
+<p class="muted">Client ID: <code>${p.clientId}</code>. This app registered itself; Lyceum has not reviewed it. Only allow apps you started yourself.</p>
+<h2>It will be able to</h2>
+${p.grantable.length > 0 ? scopeList(p.grantable) : html`<p>Nothing: it asked only for access your role does not have.</p>`}
+${p.withheld.length > 0 ? html`<h2>Asked for, but not available to your role</h2>${scopeList(p.withheld)}` : ''}
+<form method="post" action="/oauth/authorize/decision">
+<input type="hidden" name="_csrf" value="${p.csrfToken}">
+${Object.entries(p.params).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<div class="actions">
+<button type="submit" name="decision" value="approve" class="primary">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</div>
+</form>`,
+  );
+}
