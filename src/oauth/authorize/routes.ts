@@ -120,7 +120,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     return showConsent(reply, req, user, params);
   });
 
-  app.post(WEB_PATHS.decision, { ...html, onRequest: app.csrfProtection }, async (request, reply) => {
+  app.post(WEB_PATHS.decision, { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const req = await validated(request, reply, body, deps);
     if (!req) return reply;
@@ -139,7 +139,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     throw new OAuthError('invalid_request', 'decision must be approve or deny');
   });
 
-  app.post(WEB_PATHS.signIn, { ...html, onRequest: app.csrfProtection }, async (request, reply) => {
+  app.post(WEB_PATHS.signIn, { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';

@@ -1,0 +1,46 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export async function register(issuer: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${issuer}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+export async function registerPublicClient(issuer: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const { status, json } = await register(issuer, {
+    client_name: 'Test CLI',
+    redirect_uris: ['http://127.0.0.1/callback'],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  });
+  if (status !== 201) throw new Error(`registration failed: ${JSON.stringify(json)}`);
+  return json.client_id as string;
+}
+
+export async function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    /* not JSON: json stays empty and the test sees text */
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+export function authorizeUrl(issuer: string, params: Record<string, string>): string {
+  return `${issuer}/oauth/authorize?${new URLSearchParams(params).toString()}`;
+}

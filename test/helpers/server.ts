@@ -1,0 +1,59 @@
+import { createServer } from 'node:net';
+import { loadConfig } from '../../src/config/index.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { createUser } from '../../src/cli/users.ts';
+import type { Role } from '../../src/oauth/roles.ts';
+import { freshDatabaseUrl, type StoreKind } from './stores.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestServer extends RunningServer {
+  issuer: string;
+  /** Adds a user; the password is returned for the sign-in form. */
+  addUser(role?: Role, email?: string): Promise<{ email: string; password: string; id: string }>;
+  /** Moves the server's clock forward. */
+  advance(ms: number): void;
+}
+
+let userCounter = 0;
+
+/**
+ * The real app, listening on a free loopback port, on a fresh database of the
+ * given kind. Settings can be overridden with environment-variable names.
+ */
+export async function startTestServer(kind: StoreKind, env: Record<string, string> = {}): Promise<TestServer> {
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: env.DATABASE_URL ?? (await freshDatabaseUrl(kind)),
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  let offset = 0;
+  const server = await startServer(config, { now: () => Date.now() + offset });
+  return {
+    ...server,
+    issuer: config.issuer,
+    advance(ms) {
+      offset += ms;
+    },
+    async addUser(role: Role = 'owner', email?: string) {
+      const password = `pw-${Math.random().toString(36).slice(2)}-secret`;
+      const address = email ?? `user${++userCounter}-${Date.now()}@school.test`;
+      const user = await createUser(server.deps.store, { email: address, password, role, name: `Test ${role}` });
+      return { email: address, password, id: user.id };
+    },
+  };
+}
