@@ -10,7 +10,10 @@ import { serializeRequest } from './http/log-redaction.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize/routes.ts';
 import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
 import { ENDPOINTS } from './oauth/endpoints.ts';
+import { registerDiscoveryRoutes } from './discovery/routes.ts';
+import { registerIntrospectionRoute } from './oauth/introspection.ts';
 import { registerRevocationRoute } from './oauth/revocation.ts';
+import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token/route.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerHome } from './web/home.ts';
@@ -78,5 +81,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerAuthorizeRoutes(app, deps);
   registerTokenRoute(app, deps);
   registerRevocationRoute(app, deps);
+  registerIntrospectionRoute(app, deps);
+  registerUserinfoRoute(app, deps);
+  registerDiscoveryRoutes(app, deps, deps.keys);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { Config } from './config/index.ts';
+import type { KeyRing } from './oidc/keyring.ts';
 import type { Store } from './store/types.ts';
 
 export interface IdTokenInput {
@@ -8,6 +9,8 @@ export interface IdTokenInput {
   authTime: number;
   accessToken: string;
   scope: string;
+  /** The client's id_token_signed_response_alg (RS256 by default). */
+  alg?: 'RS256' | 'ES256';
 }
 
 /** Signs OpenID Connect ID tokens (src/oidc/). */
@@ -21,4 +24,5 @@ export interface Deps {
   store: Store;
   now: () => number;
   idTokens?: IdTokenSigner;
+  keys: KeyRing;
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
+import { idTokenSigner } from './oidc/id-token.ts';
+import { KeyRing } from './oidc/keyring.ts';
 import { openStore } from './store/kysely/open.ts';
 
 export interface RunningServer {
@@ -18,7 +20,9 @@ export interface RunningServer {
 export async function startServer(config: Config, overrides: Partial<Deps> = {}): Promise<RunningServer> {
   const store = overrides.store ?? openStore(config.database);
   await store.migrate();
-  const deps: Deps = { config, store, now: Date.now, ...overrides };
+  const now = overrides.now ?? Date.now;
+  const keys = overrides.keys ?? (await KeyRing.open(store, config, now));
+  const deps: Deps = { config, store, now, keys, idTokens: idTokenSigner(keys, config, now), ...overrides };
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
   return {

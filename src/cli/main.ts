@@ -4,6 +4,7 @@ import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';
 import { UsageError } from './args.ts';
 import { clientsCommand } from './clients.ts';
+import { keysCommand } from './keys.ts';
 import { serveCommand } from './serve.ts';
 import { usersCommand } from './users.ts';
 
@@ -16,14 +17,15 @@ Commands:
   users passwd --email E --password P
   users list
   clients list | show ID | delete ID
+  keys rotate | list            ID-token signing keys
   help                          this text
 
 Settings (environment variables):
 ${SETTINGS.map((s) => `  ${s.env.padEnd(27)} ${s.description} Default: ${s.default}`).join('\n')}
 `;
 
-async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
-  const store = openStore(loadConfig().database);
+async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>, config = loadConfig()): Promise<T> {
+  const store = openStore(config.database);
   try {
     await store.migrate();
     return await fn(store);
@@ -45,6 +47,10 @@ async function main(argv: string[]): Promise<void> {
       return withStore((store) => usersCommand(store, rest));
     case 'clients':
       return withStore((store) => clientsCommand(store, rest));
+    case 'keys': {
+      const config = loadConfig();
+      return withStore((store) => keysCommand(store, config, rest), config);
+    }
     case undefined:
     case 'help':
     case '--help':

@@ -16,7 +16,7 @@ export const SETTINGS: readonly SettingDoc[] = [
     env: 'PUBLIC_URL',
     default: 'http://127.0.0.1:{PORT}',
     description:
-      'The issuer: the exact origin (and optional path) clients use, no trailing slash. https is required unless the host is a loopback address.',
+      'The issuer: the exact origin clients use (scheme, host, port; no path, no trailing slash). https is required unless the host is a loopback address.',
   },
   {
     env: 'DATABASE_URL',
@@ -52,5 +52,12 @@ export const SETTINGS: readonly SettingDoc[] = [
     default: '127.0.0.1,[::1],localhost',
     description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.',
   },
+  {
+    env: 'KEYS_SECRET',
+    default: '(SQLite: generated into keys.secret beside the database file; PostgreSQL: required)',
+    description:
+      'At least 32 characters. Seals the private ID-token signing keys in the store (JWE, A256GCM). Every instance on one database needs the same value.',
+  },
+  { env: 'ID_TOKEN_TTL_SECONDS', default: '3600', description: 'Lifetime of an ID token (60-86400); retired signing keys stay published this long.' },
   { env: 'REGISTRATION_BODY_LIMIT', default: '16384', description: 'Largest registration request body in bytes.' },
 ] as const;

@@ -15,6 +15,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   loopbackHosts: string[];
   registrationBodyLimit: number;
+  keysSecret: string | undefined;
+  idTokenTtl: number;
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -45,6 +47,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOOPBACK_HOSTS: z.string().default('127.0.0.1,[::1],localhost'),
   REGISTRATION_BODY_LIMIT: int(1024, 1_048_576).default(16_384),
+  KEYS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ID_TOKEN_TTL_SECONDS: int(60, 86_400).default(3600),
 });
 
 /**
@@ -59,11 +63,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  const database = parseDatabaseUrl(e.DATABASE_URL);
+  if (database.kind === 'postgres' && !e.KEYS_SECRET) {
+    throw new ConfigError('KEYS_SECRET: required with a postgres DATABASE_URL (every instance must share it to use the signing keys)');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     issuer: parseIssuer(e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`),
-    database: parseDatabaseUrl(e.DATABASE_URL),
+    database,
     codeTtl: e.CODE_TTL_SECONDS,
     accessTokenTtl: e.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtl: e.REFRESH_TOKEN_TTL_SECONDS,
@@ -73,6 +81,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     loopbackHosts: parseLoopbackHosts(e.LOOPBACK_HOSTS),
     registrationBodyLimit: e.REGISTRATION_BODY_LIMIT,
+    keysSecret: e.KEYS_SECRET,
+    idTokenTtl: e.ID_TOKEN_TTL_SECONDS,
     secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
   };
 }
@@ -92,7 +102,9 @@ function parseIssuer(raw: string): string {
     throw new ConfigError('PUBLIC_URL: must use https unless the host is a loopback address');
   }
   if (raw.endsWith('/')) throw new ConfigError('PUBLIC_URL: must not end with a slash');
-  return url.origin + url.pathname.replace(/\/$/, '');
+  // Well-known documents live at the origin's root; a path would move them (RFC 8414 §3.1).
+  if (url.pathname !== '/') throw new ConfigError('PUBLIC_URL: must be an origin (scheme, host, port) with no path');
+  return url.origin;
 }
 
 function parseDatabaseUrl(raw: string): Config['database'] {

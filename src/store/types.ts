@@ -45,6 +45,8 @@ export interface ClientMetadata {
   software_id?: string;
   software_version?: string;
   contacts?: string[];
+  /** OIDC Dynamic Registration §2; RS256 when absent. */
+  id_token_signed_response_alg?: 'RS256' | 'ES256';
 }
 
 export interface Client {
@@ -172,6 +174,24 @@ export interface GrantStore {
   delete(userId: string, clientId: string): Promise<boolean>;
 }
 
+/** An ID token signing key; the private half stays sealed (a compact JWE) in the store. */
+export interface SigningKey {
+  kid: string;
+  alg: 'RS256' | 'ES256';
+  publicJwk: Record<string, unknown>;
+  sealedPrivateJwk: string;
+  createdAt: number;
+  retiredAt: number | null;
+}
+
+export interface SigningKeyStore {
+  insert(key: SigningKey): Promise<void>;
+  /** Every key not retired, and retired ones with retiredAt >= `retiredSince`, newest first. */
+  listPublished(retiredSince: number): Promise<SigningKey[]>;
+  /** Contract: marks every current key of `alg` retired except `keepKid`, in one statement. */
+  retireOthers(alg: SigningKey['alg'], keepKid: string, now: number): Promise<number>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   users: UserStore;
@@ -180,6 +200,7 @@ export interface Store {
   tokens: TokenStore;
   sessions: SessionStore;
   grants: GrantStore;
+  signingKeys: SigningKeyStore;
   /** Applies pending migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

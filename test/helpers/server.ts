@@ -39,6 +39,7 @@ export async function startTestServer(kind: StoreKind, env: Record<string, strin
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: env.DATABASE_URL ?? (await freshDatabaseUrl(kind)),
     LOG_LEVEL: 'silent',
+    KEYS_SECRET: 'test-keys-secret-0123456789abcdef0123456789',
     ...env,
   });
   let offset = 0;

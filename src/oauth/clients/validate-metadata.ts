@@ -108,6 +108,11 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
     const v = optionalString(b, field);
     if (v !== undefined) metadata[field] = v;
   }
+  const alg = b.id_token_signed_response_alg;
+  if (alg !== undefined && alg !== null) {
+    if (alg !== 'RS256' && alg !== 'ES256') throw metadataError('id_token_signed_response_alg must be RS256 or ES256');
+    metadata.id_token_signed_response_alg = alg;
+  }
   const contacts = stringArray(b, 'contacts', []);
   if (contacts.length > 0) {
     if (contacts.length > 10 || contacts.some((c) => c.length === 0 || c.length > 200)) throw metadataError('contacts must hold at most 10 strings of 1 to 200 characters');

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../../config/index.ts';
 import { migrationProvider } from '../migrations/index.ts';
@@ -11,6 +11,7 @@ import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
 import type { Database } from './schema.ts';
 import { kyselySessionStore } from './sessions.ts';
+import { kyselySigningKeyStore } from './signing-keys.ts';
 import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
 
@@ -49,8 +50,16 @@ export function openStore(database: Config['database']): Store {
     tokens: kyselyTokenStore(db),
     sessions: kyselySessionStore(db),
     grants: kyselyGrantStore(db),
+    signingKeys: kyselySigningKeyStore(db),
     async migrate() {
-      const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+      // On PostgreSQL the migration tables are pinned to the schema the connection works in
+      // (search_path), so databases with several Lyceum schemas keep their histories apart.
+      const schema =
+        database.kind === 'postgres'
+          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+          : undefined;
+      const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+      const { error, results } = await migrator.migrateToLatest();
       if (error) {
         const failed = results?.find((r) => r.status === 'Error')?.migrationName;
         throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);

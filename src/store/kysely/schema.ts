@@ -63,6 +63,15 @@ export interface GrantsTable {
   updated_at: number;
 }
 
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  sealed_private_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   clients: ClientsTable;
@@ -70,4 +79,5 @@ export interface Database {
   tokens: TokensTable;
   sessions: SessionsTable;
   grants: GrantsTable;
+  signing_keys: SigningKeysTable;
 }

@@ -52,6 +52,7 @@ export const authorizationCodeGrant = {
         authTime: c.authTime,
         accessToken: pair.accessToken,
         scope: c.scope,
+        alg: client.metadata.id_token_signed_response_alg ?? 'RS256',
       });
     }
     return response;

@@ -1,0 +1,70 @@
+import { ROLE_CLAIM } from '../oidc/userinfo.ts';
+import { SIGNING_ALGS } from '../oidc/keyring.ts';
+import { ENDPOINTS } from '../oauth/endpoints.ts';
+import { SCOPE_NAMES } from '../oauth/scopes.ts';
+import { GRANT_HANDLERS } from '../oauth/token/route.ts';
+import { declaredScopes, resourceIdentifier, type ResourceName } from '../resource/protected-resources.ts';
+
+const CLIENT_AUTH_METHODS = ['none', 'client_secret_post'];
+
+export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash'];
+export const USERINFO_CLAIMS = ['sub', 'name', 'preferred_username', 'updated_at', 'email', 'email_verified', ROLE_CLAIM];
+
+/**
+ * RFC 8414 §2 authorization server metadata. The same object is served as the
+ * OpenID Connect discovery document (OIDC Discovery §3): one set of facts,
+ * built from the registries the routes use, so the two can never disagree.
+ */
+export function authorizationServerMetadata(issuer: string) {
+  const url = (path: string) => issuer + path;
+  return {
+    issuer,
+    authorization_endpoint: url(ENDPOINTS.authorization),
+    token_endpoint: url(ENDPOINTS.token),
+    registration_endpoint: url(ENDPOINTS.registration),
+    revocation_endpoint: url(ENDPOINTS.revocation),
+    introspection_endpoint: url(ENDPOINTS.introspection),
+    userinfo_endpoint: url(ENDPOINTS.userinfo),
+    jwks_uri: url(ENDPOINTS.jwks),
+    scopes_supported: [...SCOPE_NAMES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: GRANT_HANDLERS.map((h) => h.grantType),
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    authorization_response_iss_parameter_supported: true,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
+    claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...USERINFO_CLAIMS])],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: ['none', 'login', 'consent'],
+    service_documentation: url('/auth.md'),
+  };
+}
+
+const RESOURCE_NAMES: Record<ResourceName, string> = {
+  api: 'Lyceum API',
+  mcp: 'Lyceum MCP server',
+};
+
+/**
+ * RFC 9728 §2 protected resource metadata. `resource` equals the identifier
+ * tokens are bound to; `authorization_servers[0]` is the issuer, byte for byte.
+ * The API lists every scope of the contract; the MCP endpoint lists only the
+ * scopes its tools declare (clients ask for every scope a PRM lists).
+ */
+export function protectedResourceMetadata(issuer: string, name: ResourceName) {
+  const scopes = name === 'api' ? [...SCOPE_NAMES] : declaredScopes('mcp');
+  return {
+    resource: resourceIdentifier(issuer, name),
+    authorization_servers: [issuer],
+    ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
+    bearer_methods_supported: ['header'],
+    resource_name: RESOURCE_NAMES[name],
+    resource_documentation: `${issuer}/auth.md`,
+  };
+}

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { resourcesFor } from './resources.ts';
+import { ENDPOINTS } from './endpoints.ts';
+import { authenticateClient } from './token/client-auth.ts';
+import { formBody, requiredParam } from './token/form-params.ts';
+import { sha256 } from './tokens/secrets.ts';
+
+/**
+ * POST /api/oauth/introspect (RFC 7662). The caller authenticates as a client
+ * (client_secret_post, or a public client's client_id) and may introspect
+ * only its own tokens: anything else is `{"active": false}`.
+ */
+export function registerIntrospectionRoute(app: FastifyInstance, deps: Deps): void {
+  app.post(ENDPOINTS.introspection, async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const body = formBody(request.body);
+    const presented = requiredParam(body, 'token', 200);
+    const client = await authenticateClient(request, body, deps);
+    const token = await deps.store.tokens.find(sha256(presented));
+    const now = deps.now();
+    const graceEnd = (token?.rotatedAt ?? 0) + deps.config.refreshGrace * 1000;
+    const live =
+      token &&
+      token.clientId === client.id &&
+      token.revokedAt === null &&
+      now < token.expiresAt &&
+      (token.rotatedAt === null || now <= graceEnd);
+    // RFC 7662 §2.2: "If the introspection call is properly authorized but the token is not active ...
+    // the authorization server MUST return ... {"active": false}".
+    if (!live) return { active: false };
+    const resources = resourcesFor(deps.config.issuer);
+    return {
+      active: true,
+      scope: token.scope,
+      client_id: token.clientId,
+      sub: token.userId,
+      exp: Math.floor(token.expiresAt / 1000),
+      iat: Math.floor(token.createdAt / 1000),
+      auth_time: Math.floor(token.authTime / 1000),
+      iss: deps.config.issuer,
+      // Access tokens are Bearer tokens; refresh tokens are named as such.
+      token_type: token.kind === 'access' ? 'Bearer' : 'refresh_token',
+      // RFC 8707: the resource binding; an unbound token is good for every Lyceum resource.
+      aud: token.resource ?? [resources.api, resources.mcp],
+    };
+  });
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Config } from '../config/index.ts';
+
+/**
+ * The secret that seals signing keys. KEYS_SECRET when set; for an embedded
+ * SQLite store without it, a random one kept in `keys.secret` (mode 0600)
+ * beside the database file, so a fresh clone needs no setup.
+ */
+export function resolveKeysSecret(config: Pick<Config, 'keysSecret' | 'database'>): string {
+  if (config.keysSecret) return config.keysSecret;
+  if (config.database.kind !== 'sqlite') throw new Error('KEYS_SECRET is required with PostgreSQL');
+  const file = join(dirname(config.database.file), 'keys.secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  } catch {
+    // Another process created it first: use theirs.
+    return readFileSync(file, 'utf8').trim();
+  }
+  return secret;
+}

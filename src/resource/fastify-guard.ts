@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Deps } from '../deps.ts';
+import type { Scope } from '../oauth/scopes.ts';
+import { authorizeRequest, type Caller } from './guard.ts';
+import { declareScopes, type ResourceName } from './protected-resources.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+export interface ProtectOptions {
+  resource?: ResourceName;
+  allowAnonymous?: boolean;
+}
+
+function hasTokenParam(request: FastifyRequest): boolean {
+  const q = request.query as Record<string, unknown> | undefined;
+  const b = request.body as Record<string, unknown> | undefined;
+  return (typeof q === 'object' && q !== null && 'access_token' in q) || (typeof b === 'object' && b !== null && !Array.isArray(b) && 'access_token' in b);
+}
+
+/**
+ * A route's scope requirement, declared once: it guards the route and is
+ * recorded for the protected-resource metadata and /openapi.json.
+ */
+export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preHandlerAsyncHookHandler {
+  const resource = options.resource ?? 'api';
+  declareScopes(resource, required);
+  return async function checkBearer(request: FastifyRequest, _reply: FastifyReply) {
+    request.caller = await authorizeRequest(
+      {
+        authorization: request.headers.authorization,
+        tokenInQuery: hasTokenParam(request),
+        required,
+        resource,
+        allowAnonymous: options.allowAnonymous ?? false,
+      },
+      { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
+    );
+  };
+}

@@ -1,0 +1,91 @@
+import type { Store, Token } from '../store/types.ts';
+import { OAuthError } from '../oauth/errors.ts';
+import { parseScope, type Scope } from '../oauth/scopes.ts';
+import { sha256 } from '../oauth/tokens/secrets.ts';
+import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
+
+/** Who is calling, as the guard decided. */
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'token'; token: Token; scopes: Set<Scope>; userId: string; clientId: string };
+
+export interface GuardInput {
+  /** The Authorization header, as received. */
+  authorization: string | undefined;
+  /** True when the query string or form body carries an access_token. */
+  tokenInQuery: boolean;
+  /** Scopes the operation needs; all of them (RFC 6750 §3.1 insufficient_scope). */
+  required: readonly Scope[];
+  resource: ResourceName;
+  /** Whether anonymous callers may use the operation at all. */
+  allowAnonymous: boolean;
+}
+
+export interface GuardContext {
+  store: Store;
+  issuer: string;
+  now: number;
+}
+
+/** RFC 6750 §3 challenge with the RFC 9728 §5.1 resource_metadata parameter. */
+function challenge(ctx: GuardContext, resource: ResourceName, fields: Record<string, string>): string {
+  const params = { ...fields, resource_metadata: prmUrl(ctx.issuer, resource) };
+  return `Bearer ${Object.entries(params)
+    .map(([k, v]) => `${k}="${v.replace(/["\\]/g, '')}"`)
+    .join(', ')}`;
+}
+
+function invalidToken(ctx: GuardContext, resource: ResourceName, description: string): OAuthError {
+  const e = new OAuthError('invalid_token', description);
+  e.headers['www-authenticate'] = challenge(ctx, resource, { error: 'invalid_token', error_description: description });
+  return e;
+}
+
+export function insufficientScope(ctx: GuardContext, resource: ResourceName, required: readonly Scope[]): OAuthError {
+  const description = `This operation needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}`;
+  const e = new OAuthError('insufficient_scope', description);
+  e.headers['www-authenticate'] = challenge(ctx, resource, { error: 'insufficient_scope', scope: required.join(' '), error_description: description });
+  return e;
+}
+
+/** RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * The one decision every protected operation goes through. Framework-free:
+ * it reads the store and returns the caller or throws the OAuthError to send.
+ * - no Authorization header → anonymous where allowed, else 401 invalid_request; never a challenge
+ *   (spec "Authentication" 7);
+ * - malformed, unknown, expired, revoked or wrong-audience token → 401 invalid_token;
+ * - valid token without every required scope → 403 insufficient_scope.
+ * Does NOT check the user's role: granted scopes were already intersected with it.
+ */
+export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Promise<Caller> {
+  if (input.tokenInQuery) {
+    // RFC 9700 §2.4 / OAuth 2.1: tokens in URIs leak through logs and Referer; only the header is accepted.
+    throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not in the query string or body');
+  }
+  if (input.authorization === undefined) {
+    if (input.allowAnonymous) return { kind: 'anonymous' };
+    // The contract never challenges a tokenless request, so no WWW-Authenticate here: the
+    // body says what is needed and where the metadata is (spec "Authentication" 7).
+    throw new OAuthError(
+      'invalid_request',
+      `This operation needs a Bearer access token${input.required.length ? ` with ${input.required.join(' ')}` : ''}; see ${prmUrl(ctx.issuer, input.resource)}`,
+      401,
+    );
+  }
+  const match = BEARER.exec(input.authorization);
+  if (!match) throw invalidToken(ctx, input.resource, 'The Authorization header must be "Bearer <access token>"');
+  const token = await ctx.store.tokens.find(sha256(match[1]!));
+  if (!token || token.kind !== 'access') throw invalidToken(ctx, input.resource, 'The access token is not recognised');
+  if (token.revokedAt !== null) throw invalidToken(ctx, input.resource, 'The access token was revoked');
+  if (ctx.now >= token.expiresAt) throw invalidToken(ctx, input.resource, 'The access token has expired');
+  // RFC 8707 §2: a token bound to one resource is not accepted by another.
+  if (token.resource !== null && token.resource !== resourceIdentifier(ctx.issuer, input.resource)) {
+    throw invalidToken(ctx, input.resource, `The access token was issued for ${token.resource}`);
+  }
+  const scopes = new Set(parseScope(token.scope).scopes);
+  if (!input.required.every((s) => scopes.has(s))) throw insufficientScope(ctx, input.resource, input.required);
+  return { kind: 'token', token, scopes, userId: token.userId, clientId: token.clientId };
+}
