@@ -1,6 +1,8 @@
 /**
  * Loopback redirect URIs for native apps (RFC 8252 §7.3) — the only kind of
- * redirect URI Lyceum accepts at open registration.
+ * redirect URI Lyceum accepts at open registration. Matching is on the exact
+ * strings (RFC 9700 §2.1), except for the port: no URL normalisation, so
+ * `127.1`, `2130706433` or `/x/../cb` never stand in for what was registered.
  */
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', '::1', 'localhost']);
@@ -9,7 +11,16 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_NAMES.has(hostname.toLowerCase());
 }
 
-export type LoopbackCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/** The parts of a loopback URI as written: host, optional port, and the rest (path and query). */
+interface LoopbackParts {
+  host: string;
+  port: string | undefined;
+  rest: string;
+}
+
+export type LoopbackCheck = { ok: true; parts: LoopbackParts } | { ok: false; reason: string };
+
+const SHAPE = /^http:\/\/(\[[0-9a-f:.]+\]|[^/?#:[\]@]+)(?::(\d{1,5}))?([/?][^#]*)?$/i;
 
 /**
  * Checks one redirect URI against the loopback rules. Does NOT check that the
@@ -20,47 +31,31 @@ export function checkLoopbackRedirectUri(raw: unknown, allowedHosts: readonly st
   if (raw.length > 2000) return { ok: false, reason: 'a redirect URI must be at most 2000 characters' };
   // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
   if (raw.includes('#')) return { ok: false, reason: `${raw} has a fragment` };
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: `${raw} is not an absolute URI` };
-  }
   // RFC 8252 §7.3: "Loopback redirect URIs use the "http" scheme".
-  if (url.protocol !== 'http:') return { ok: false, reason: `${raw} is not an http loopback URI` };
-  if (url.username || url.password || /^[a-z]+:\/\/[^/?]*@/i.test(raw)) {
-    return { ok: false, reason: `${raw} carries user information` };
-  }
-  if (!allowedHosts.includes(url.hostname.toLowerCase())) {
-    return { ok: false, reason: `${raw} is not a loopback address (${allowedHosts.join(', ')})` };
-  }
-  return { ok: true, url };
-}
-
-/** The parts of a loopback URI that must match exactly; the port is left out. */
-function portlessKey(url: URL): string {
-  return `${url.protocol}//${url.hostname.toLowerCase()}${url.pathname}${url.search}`;
+  if (!/^http:\/\//i.test(raw)) return { ok: false, reason: `${raw} is not an http loopback URI` };
+  if (/^http:\/\/[^/?]*@/i.test(raw)) return { ok: false, reason: `${raw} carries user information` };
+  if (/[\s\\]/.test(raw)) return { ok: false, reason: `${raw} contains white space or a backslash` };
+  const m = SHAPE.exec(raw);
+  if (!m) return { ok: false, reason: `${raw} is not an absolute http URI` };
+  const host = m[1]!.toLowerCase();
+  const port = m[2];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return { ok: false, reason: `${raw} has an invalid port` };
+  if (!allowedHosts.includes(host)) return { ok: false, reason: `${raw} is not a loopback address (${allowedHosts.join(', ')})` };
+  return { ok: true, parts: { host, port, rest: m[3] ?? '/' } };
 }
 
 /**
- * Finds the registered URI a requested redirect_uri matches.
+ * Finds whether a requested redirect_uri matches a registered one.
  * RFC 8252 §7.3: "The authorization server MUST allow any port to be specified
- * at the time of the request for loopback IP redirect URIs". Scheme, host,
- * path and query must match exactly.
+ * at the time of the request for loopback IP redirect URIs". Host, path and
+ * query must match exactly, as written.
  */
-export function matchRegisteredRedirectUri(
-  requested: unknown,
-  registered: readonly string[],
-  allowedHosts: readonly string[],
-): boolean {
+export function matchRegisteredRedirectUri(requested: unknown, registered: readonly string[], allowedHosts: readonly string[]): boolean {
   const check = checkLoopbackRedirectUri(requested, allowedHosts);
   if (!check.ok) return false;
-  const key = portlessKey(check.url);
+  const key = `${check.parts.host} ${check.parts.rest}`;
   return registered.some((r) => {
-    try {
-      return portlessKey(new URL(r)) === key;
-    } catch {
-      return false;
-    }
+    const reg = checkLoopbackRedirectUri(r, allowedHosts);
+    return reg.ok && `${reg.parts.host} ${reg.parts.rest}` === key;
   });
 }

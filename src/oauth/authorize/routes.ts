@@ -111,8 +111,12 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
       // OIDC Core §3.1.2.6: with prompt=none, errors instead of pages.
       const confidentialWithGrant = signedIn && (await hasCoveringGrant(req, signedIn, deps));
       if (signedIn && confidentialWithGrant && !needsSignIn(req, signedIn, deps.now())) return approve(reply, req, signedIn, deps, 302);
-      const error = !signedIn || needsSignIn(req, signedIn, deps.now()) ? 'login_required' : 'consent_required';
-      return redirectToClient(reply, req.redirectUri, deps.config.issuer, { error, state: req.state });
+      const login = !signedIn || needsSignIn(req, signedIn, deps.now());
+      return redirectToClient(reply, req.redirectUri, deps.config.issuer, {
+        error: login ? 'login_required' : 'consent_required',
+        error_description: login ? 'The user must sign in, which prompt=none forbids.' : 'The user must approve this app, which prompt=none forbids.',
+        state: req.state,
+      });
     }
     if (needsSignIn(req, signedIn, deps.now())) return showSignIn(reply, carriedParams(params, { promptLogin: true }), clientName);
     const user = signedIn!;

@@ -61,7 +61,8 @@ async function checkClient(params: RawParams, deps: Deps): Promise<Client> {
   const clientId = single(params, 'client_id');
   if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
   const client = clientId.length <= 200 ? await deps.store.clients.find(clientId) : undefined;
-  if (!client) throw new OAuthError('invalid_client', 'No client is registered with this client_id. Register it again at /api/oauth/register.');
+  // Shown as a page (never redirected), so 400 rather than invalid_client's usual 401, which would need a challenge.
+  if (!client) throw new OAuthError('invalid_client', 'No client is registered with this client_id. Register it again at /api/oauth/register.', 400);
   return client;
 }
 

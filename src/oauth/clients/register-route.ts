@@ -2,12 +2,18 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { ENDPOINTS } from '../endpoints.ts';
+import { OAuthError } from '../errors.ts';
 import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
 import { validateClientMetadata } from './validate-metadata.ts';
 
 /** POST /api/oauth/register — RFC 7591 dynamic client registration, open to loopback clients. */
 export function registerRegistrationRoute(app: FastifyInstance, deps: Deps): void {
   app.post(ENDPOINTS.registration, { bodyLimit: deps.config.registrationBodyLimit }, async (request, reply) => {
+    // RFC 7591 §3.1: the client sends its metadata "using the application/json format". Refusing forms
+    // also keeps any web page from registering clients through a plain HTML form.
+    if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
+      throw new OAuthError('invalid_request', 'Send the client metadata as application/json', 415);
+    }
     const metadata = validateClientMetadata(request.body, deps.config);
     const clientId = PREFIX.client + randomBytes(16).toString('base64url');
     const secret = metadata.token_endpoint_auth_method === 'client_secret_post' ? newSecret(PREFIX.secret) : undefined;

@@ -1,0 +1,151 @@
+/**
+ * Field declarations for the platform's records. One declaration yields the
+ * JSON Schemas (input validation and /openapi.json), the public projection
+ * for anonymous callers, filters, search and the row ↔ API mapping.
+ */
+export type FieldType = 'string' | 'text' | 'integer' | 'boolean' | 'datetime' | 'enum' | 'email' | 'url' | 'color' | 'ref' | 'json';
+
+export interface FieldDef {
+  type: FieldType;
+  description: string;
+  required?: boolean;
+  enum?: readonly string[];
+  min?: number;
+  max?: number;
+  /** Shown to anonymous callers (and to tokens without the area's read scope). */
+  public?: boolean;
+  /** Usable as an equality filter in list queries (?name=value). */
+  filter?: boolean;
+  /** Matched by the free-text `q` parameter. */
+  search?: boolean;
+  /** Set by the server; never accepted in input. */
+  readOnly?: boolean;
+  /** For 'ref': the area whose id this holds. */
+  ref?: string;
+  /** For 'json': the JSON Schema of the value. */
+  schema?: Record<string, unknown>;
+  default?: unknown;
+}
+
+export type Fields = Record<string, FieldDef>;
+
+const DATETIME = { type: 'string', format: 'date-time' } as const;
+
+/** JSON Schema of one field as the API shows it. */
+export function outputSchema(f: FieldDef): Record<string, unknown> {
+  const base = { description: f.description };
+  switch (f.type) {
+    case 'integer':
+      return { ...base, type: 'integer' };
+    case 'boolean':
+      return { ...base, type: 'boolean' };
+    case 'datetime':
+      return { ...base, ...DATETIME, nullable: true };
+    case 'enum':
+      return { ...base, type: 'string', enum: [...(f.enum ?? [])] };
+    case 'json':
+      return { ...base, ...(f.schema ?? {}) };
+    default:
+      return { ...base, type: 'string', nullable: !f.required };
+  }
+}
+
+/** JSON Schema of one field as input (create / update). */
+export function inputSchema(f: FieldDef): Record<string, unknown> {
+  const base = { description: f.description };
+  switch (f.type) {
+    case 'string':
+      return { ...base, type: 'string', minLength: f.required ? 1 : 0, maxLength: f.max ?? 200 };
+    case 'text':
+      return { ...base, type: 'string', maxLength: f.max ?? 100_000 };
+    case 'email':
+      return { ...base, type: 'string', format: 'email', maxLength: 320 };
+    case 'url':
+      return { ...base, type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 };
+    case 'color':
+      return { ...base, type: 'string', pattern: '^#[0-9a-fA-F]{6}$' };
+    case 'ref':
+      return { ...base, type: 'string', minLength: 1, maxLength: 100 };
+    case 'integer':
+      return { ...base, type: 'integer', minimum: f.min ?? 0, maximum: f.max ?? 1_000_000_000 };
+    case 'boolean':
+      return { ...base, type: 'boolean' };
+    case 'datetime':
+      return { ...base, ...DATETIME };
+    case 'enum':
+      return { ...base, type: 'string', enum: [...(f.enum ?? [])] };
+    case 'json':
+      return { ...base, ...(f.schema ?? {}) };
+  }
+}
+
+export function recordSchema(fields: Fields, only?: (f: FieldDef) => boolean): Record<string, unknown> {
+  const properties: Record<string, unknown> = {
+    id: { type: 'string', description: 'Identifier' },
+  };
+  for (const [name, f] of Object.entries(fields)) if (!only || only(f)) properties[name] = outputSchema(f);
+  properties.created_at = { ...DATETIME, description: 'When it was created' };
+  properties.updated_at = { ...DATETIME, description: 'When it was last changed' };
+  return { type: 'object', properties };
+}
+
+export function createSchema(fields: Fields): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.readOnly) continue;
+    properties[name] = inputSchema(f);
+    if (f.required) required.push(name);
+  }
+  return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
+}
+
+export function updateSchema(fields: Fields): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(fields)) if (!f.readOnly) properties[name] = inputSchema(f);
+  return { type: 'object', additionalProperties: false, minProperties: 1, properties };
+}
+
+/** A stored row (JSON as text, booleans 0/1, times as epoch ms) → the API's JSON. */
+export function rowToRecord(fields: Fields, row: Record<string, unknown>, only?: (f: FieldDef) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row.id };
+  for (const [name, f] of Object.entries(fields)) {
+    if (only && !only(f)) continue;
+    const v = row[name];
+    if (v === null || v === undefined) {
+      out[name] = f.type === 'json' ? (f.default ?? null) : null;
+      continue;
+    }
+    if (f.type === 'boolean') out[name] = v === true || v === 1 || v === '1';
+    else if (f.type === 'integer') out[name] = Number(v);
+    else if (f.type === 'datetime') out[name] = new Date(Number(v)).toISOString();
+    else if (f.type === 'json') out[name] = typeof v === 'string' ? JSON.parse(v) : v;
+    else out[name] = v;
+  }
+  out.created_at = new Date(Number(row.created_at)).toISOString();
+  out.updated_at = new Date(Number(row.updated_at)).toISOString();
+  return out;
+}
+
+/** Validated API input → a row patch. */
+export function recordToRow(fields: Fields, input: Record<string, unknown>): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(input)) {
+    const f = fields[name];
+    if (!f || f.readOnly) continue;
+    if (v === null || v === undefined) row[name] = null;
+    else if (f.type === 'boolean') row[name] = v ? 1 : 0;
+    else if (f.type === 'datetime') row[name] = Date.parse(String(v));
+    else if (f.type === 'json') row[name] = JSON.stringify(v);
+    else if (f.type === 'email') row[name] = String(v).toLowerCase();
+    else row[name] = v;
+  }
+  return row;
+}
+
+/** SQL column type of a field. */
+export function columnType(f: FieldDef): 'text' | 'bigint' | 'integer' {
+  if (f.type === 'integer' || f.type === 'boolean') return 'integer';
+  if (f.type === 'datetime') return 'bigint';
+  return 'text';
+}
