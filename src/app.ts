@@ -70,7 +70,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(cors, {
     delegator: (req, cb) => {
       cb(null, isCorsPath(req.url ?? '')
-        ? { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], maxAge: 86_400 }
+        ? { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], exposedHeaders: ['WWW-Authenticate'], maxAge: 86_400 }
         : { origin: false });
     },
   });

@@ -14,7 +14,7 @@ import { sha256 } from './tokens/secrets.ts';
 export function registerIntrospectionRoute(app: FastifyInstance, deps: Deps): void {
   app.post(ENDPOINTS.introspection, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    const body = formBody(request.body);
+    const body = formBody(request);
     const presented = requiredParam(body, 'token', 200);
     const client = await authenticateClient(request, body, deps);
     const token = await deps.store.tokens.find(sha256(presented));

@@ -10,7 +10,7 @@ import { sha256 } from './tokens/secrets.ts';
 export function registerRevocationRoute(app: FastifyInstance, deps: Deps): void {
   app.post(ENDPOINTS.revocation, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const body = formBody(request.body);
+    const body = formBody(request);
     const token = requiredParam(body, 'token', 200);
     const hint = param(body, 'token_type_hint', 50);
     // RFC 7009 §2.2.1: unsupported_token_type for hints the server does not know.

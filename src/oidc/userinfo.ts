@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { protect } from '../resource/fastify-guard.ts';
+import { invalidToken } from '../resource/guard.ts';
 
 /** The school role as an extension claim (documented in auth.md and claims_supported). */
 export const ROLE_CLAIM = 'school_role';
@@ -18,7 +19,7 @@ export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
     const caller = request.caller;
     if (caller.kind !== 'token') throw new OAuthError('invalid_request', 'UserInfo needs a Bearer access token', 401);
     const user = await deps.store.users.findById(caller.userId);
-    if (!user) throw new OAuthError('invalid_token', 'The user of this token no longer exists');
+    if (!user) throw invalidToken({ store: deps.store, issuer: deps.config.issuer, now: deps.now() }, 'api', 'The user of this token no longer exists');
     return {
       sub: user.id,
       ...(caller.scopes.has('profile')

@@ -35,7 +35,7 @@ function challenge(ctx: GuardContext, resource: ResourceName, fields: Record<str
     .join(', ')}`;
 }
 
-function invalidToken(ctx: GuardContext, resource: ResourceName, description: string): OAuthError {
+export function invalidToken(ctx: GuardContext, resource: ResourceName, description: string): OAuthError {
   const e = new OAuthError('invalid_token', description);
   e.headers['www-authenticate'] = challenge(ctx, resource, { error: 'invalid_token', error_description: description });
   return e;

@@ -90,9 +90,11 @@ export interface CodeStore {
   /**
    * Contract: atomically marks the code used. Exactly one caller ever gets
    * 'consumed' for a hash, however many race; later ones get
-   * 'already_consumed'. Expiry is NOT checked here.
+   * 'already_consumed'. The winner's `issue` runs inside the same transaction
+   * and the tokens it returns are stored with the consumption, so a racing
+   * replay that revokes the code's family always sees them. Expiry is NOT checked here.
    */
-  consume(hash: string, now: number): Promise<ConsumeResult>;
+  consume(hash: string, now: number, issue?: (code: AuthorizationCode) => Token[]): Promise<ConsumeResult>;
   /** Deletes codes that expired before `before`; returns how many. */
   purgeExpired(before: number): Promise<number>;
 }
@@ -192,6 +194,62 @@ export interface SigningKeyStore {
   retireOthers(alg: SigningKey['alg'], keepKid: string, now: number): Promise<number>;
 }
 
+export type Row = Record<string, unknown>;
+export type Condition = [column: string, op: '=' | '>=' | '<' | 'in', value: unknown];
+
+export interface ListQuery {
+  where: Condition[];
+  /** Case-insensitive substring match on any of these columns. */
+  search?: { columns: string[]; text: string };
+  /** Ascending by this column, ties broken by id. */
+  sort: string;
+  limit: number;
+  /** Continue after this (sort value, id) pair: keyset pagination, stable under inserts. */
+  after?: [unknown, string];
+}
+
+/**
+ * The platform's record tables (src/platform/areas.ts), reached by table name.
+ * Rows are plain column maps: JSON as text, booleans 0/1, times epoch ms.
+ */
+export interface RecordStore {
+  /** Returns up to `limit` rows and, when more exist, the key to continue after. */
+  list(table: string, query: ListQuery): Promise<{ rows: Row[]; next?: [unknown, string] }>;
+  get(table: string, id: string): Promise<Row | undefined>;
+  /** Contract: throws DuplicateError when a unique column is taken. */
+  insert(table: string, row: Row): Promise<void>;
+  /** Contract: returns the updated row, or undefined for an unknown id; DuplicateError as insert. */
+  update(table: string, id: string, patch: Row): Promise<Row | undefined>;
+  delete(table: string, id: string): Promise<boolean>;
+  count(table: string, where: Condition[]): Promise<number>;
+  /** Every row matching, only the named columns: for reports over a school's data. */
+  select(table: string, columns: string[], where: Condition[]): Promise<Row[]>;
+  /** Deletes every row of the tables named (demo re-seed). */
+  clear(tables: string[]): Promise<void>;
+}
+
+export interface SettingsStore {
+  get(name: string): Promise<Record<string, unknown> | undefined>;
+  put(name: string, value: Record<string, unknown>, now: number): Promise<void>;
+}
+
+export interface StoredFile {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  uploadedBy: string | null;
+  createdAt: number;
+}
+
+export interface FileStore {
+  insert(file: StoredFile): Promise<void>;
+  find(id: string): Promise<StoredFile | undefined>;
+  list(limit: number): Promise<StoredFile[]>;
+  delete(id: string): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   users: UserStore;
@@ -201,6 +259,9 @@ export interface Store {
   sessions: SessionStore;
   grants: GrantStore;
   signingKeys: SigningKeyStore;
+  records: RecordStore;
+  settings: SettingsStore;
+  files: FileStore;
   /** Applies pending migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

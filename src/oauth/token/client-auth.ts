@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import type { Client } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { sha256 } from '../tokens/secrets.ts';
-import { param, requiredParam, type FormParams } from './form-params.ts';
+import { param, type FormParams } from './form-params.ts';
 
 const invalidClient = (d: string) => new OAuthError('invalid_client', d);
 
@@ -16,9 +16,14 @@ const invalidClient = (d: string) => new OAuthError('invalid_client', d);
  */
 export async function authenticateClient(request: FastifyRequest, body: FormParams, deps: Deps): Promise<Client> {
   if (request.headers.authorization?.toLowerCase().startsWith('basic ')) {
-    throw invalidClient('HTTP Basic client authentication is not supported; send client_id (and client_secret) in the body');
+    const e = invalidClient('HTTP Basic client authentication is not supported; send client_id (and client_secret) in the body');
+    // RFC 6749 §5.2: a client that tried the Authorization header gets a challenge of the scheme it used.
+    e.headers['www-authenticate'] = 'Basic realm="lyceum", charset="UTF-8"';
+    throw e;
   }
-  const clientId = requiredParam(body, 'client_id', 200);
+  // RFC 6749 §5.2 invalid_client: "no client authentication included".
+  const clientId = param(body, 'client_id', 200);
+  if (clientId === undefined) throw invalidClient('client_id is required');
   const secret = param(body, 'client_secret', 200);
   const client = await deps.store.clients.find(clientId);
   if (!client) throw invalidClient('Unknown client');

@@ -20,9 +20,15 @@ export function requiredParam(body: FormParams, name: string, max?: number): str
   return v;
 }
 
-/** The form body, or a clear error when the request was not a form. */
-export function formBody(body: unknown): FormParams {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+/**
+ * The form body, or a clear error when the request was not a form.
+ * RFC 6749 §3.2 / RFC 7009 §2.1 / RFC 7662 §2.1: parameters are sent "using the
+ * application/x-www-form-urlencoded format"; a JSON body is refused.
+ */
+export function formBody(request: { headers: Record<string, string | string[] | undefined>; body: unknown }): FormParams {
+  const type = request.headers['content-type'];
+  const body = request.body;
+  if (typeof type !== 'string' || !/^application\/x-www-form-urlencoded\b/i.test(type) || typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded');
   }
   return body as FormParams;

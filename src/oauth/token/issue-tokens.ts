@@ -16,7 +16,10 @@ export interface TokenResponse {
 export interface Issuance {
   client: Client;
   userId: string;
+  /** Scope of the access token. */
   scope: string;
+  /** Scope of the refresh token, when it differs (RFC 6749 §6: a refresh keeps the original grant). */
+  refreshScope?: string;
   resource: string | null;
   familyId: string;
   authTime: number;
@@ -46,6 +49,7 @@ function rows(i: Issuance, now: number, deps: Deps, accessToken: string, refresh
   if (refreshToken) {
     out.push({
       ...base,
+      scope: i.refreshScope ?? i.scope,
       hash: sha256(refreshToken),
       kind: 'refresh',
       expiresAt: now + deps.config.refreshTokenTtl * 1000,

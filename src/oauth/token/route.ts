@@ -15,7 +15,7 @@ export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
   app.post(ENDPOINTS.token, async (request, reply) => {
     // RFC 6749 §5.1: "Cache-Control: no-store" on every response with tokens or credentials.
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    const body = formBody(request.body);
+    const body = formBody(request);
     const grantType = param(body, 'grant_type', 100);
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     const handler = GRANT_HANDLERS.find((h) => h.grantType === grantType);

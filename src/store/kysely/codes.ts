@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuthorizationCode, CodeStore } from '../types.ts';
 import type { CodesTable, Database } from './schema.ts';
+import { tokenRow } from './tokens.ts';
 
 function toCode(row: Selectable<CodesTable>): AuthorizationCode {
   return {
@@ -41,16 +42,29 @@ export function kyselyCodeStore(db: Kysely<Database>): CodeStore {
         })
         .execute();
     },
-    async consume(hash, now) {
+    async consume(hash, now, issue) {
       // One conditional UPDATE: the database decides the single winner.
-      const won = await db
-        .updateTable('authorization_codes')
-        .set({ consumed_at: now })
-        .where('hash', '=', hash)
-        .where('consumed_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst();
-      if (won) return { status: 'consumed', code: toCode(won) };
+      const won = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('authorization_codes')
+          .set({ consumed_at: now })
+          .where('hash', '=', hash)
+          .where('consumed_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return undefined;
+        const code = toCode(row);
+        const tokens = issue ? issue(code) : [];
+        if (tokens.length > 0) {
+          await trx
+            .insertInto('tokens')
+            .values(tokens.map(tokenRow))
+            .onConflict((oc) => oc.column('hash').doNothing())
+            .execute();
+        }
+        return code;
+      });
+      if (won) return { status: 'consumed', code: won };
       const row = await db.selectFrom('authorization_codes').selectAll().where('hash', '=', hash).executeTakeFirst();
       return row ? { status: 'already_consumed', code: toCode(row) } : { status: 'unknown' };
     },

@@ -10,7 +10,9 @@ import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
 import type { Database } from './schema.ts';
+import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
+import { kyselyFileStore, kyselySettingsStore } from './settings-files.ts';
 import { kyselySigningKeyStore } from './signing-keys.ts';
 import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
@@ -51,6 +53,9 @@ export function openStore(database: Config['database']): Store {
     sessions: kyselySessionStore(db),
     grants: kyselyGrantStore(db),
     signingKeys: kyselySigningKeyStore(db),
+    records: kyselyRecordStore(db),
+    settings: kyselySettingsStore(db),
+    files: kyselyFileStore(db),
     async migrate() {
       // On PostgreSQL the migration tables are pinned to the schema the connection works in
       // (search_path), so databases with several Lyceum schemas keep their histories apart.

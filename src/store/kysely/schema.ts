@@ -72,6 +72,23 @@ export interface SigningKeysTable {
   retired_at: number | null;
 }
 
+export interface SettingsTable {
+  name: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface FilesTable {
+  id: string;
+  name: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  uploaded_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   clients: ClientsTable;
@@ -80,4 +97,6 @@ export interface Database {
   sessions: SessionsTable;
   grants: GrantsTable;
   signing_keys: SigningKeysTable;
+  settings: SettingsTable;
+  files: FilesTable;
 }

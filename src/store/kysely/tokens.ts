@@ -20,7 +20,7 @@ function toToken(row: Selectable<TokensTable>): Token {
   };
 }
 
-function toRow(t: Token): Insertable<TokensTable> {
+export function tokenRow(t: Token): Insertable<TokensTable> {
   return {
     hash: t.hash,
     kind: t.kind,
@@ -43,7 +43,7 @@ export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
     if (tokens.length === 0) return;
     await q
       .insertInto('tokens')
-      .values(tokens.map(toRow))
+      .values(tokens.map(tokenRow))
       .onConflict((oc) => oc.column('hash').doNothing())
       .execute();
   };

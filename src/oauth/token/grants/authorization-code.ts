@@ -3,8 +3,9 @@ import { isWellFormedVerifier, verifyS256 } from '../../pkce.ts';
 import { sha256 } from '../../tokens/secrets.ts';
 import { requiredParam } from '../form-params.ts';
 import type { GrantHandler } from '../grant-handler.ts';
-import { mintPair, tokenResponse } from '../issue-tokens.ts';
+import { mintPair, tokenResponse, type MintedPair } from '../issue-tokens.ts';
 import { resolveTokenResource } from '../resource-param.ts';
+import type { AuthorizationCode } from '../../../store/types.ts';
 
 const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
 
@@ -19,7 +20,28 @@ export const authorizationCodeGrant = {
     if (!isWellFormedVerifier(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
 
     const now = deps.now();
-    const result = await deps.store.codes.consume(sha256(code), now);
+    let failure: OAuthError | undefined;
+    let pair: MintedPair | undefined;
+    /** Runs inside the consuming transaction: the code is burnt whatever the outcome. */
+    const checkAndMint = (c: AuthorizationCode) => {
+      try {
+        // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated confidential client, or ... to the public client"
+        if (c.clientId !== client.id) throw invalidGrant('The authorization code was issued to another client');
+        if (now >= c.expiresAt) throw invalidGrant('The authorization code has expired');
+        // RFC 6749 §4.1.3: the redirect_uri must be "identical" to the one in the authorization request.
+        if (redirectUri !== c.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
+        // RFC 7636 §4.6: "If the values are not equal, an error response indicating "invalid_grant" ... MUST be returned."
+        if (!verifyS256(verifier, c.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge');
+        const resource = resolveTokenResource(body, c.resource, deps);
+        pair = mintPair({ client, userId: c.userId, scope: c.scope, resource, familyId: c.familyId, authTime: c.authTime }, deps);
+        return pair.rows;
+      } catch (err) {
+        if (!(err instanceof OAuthError)) throw err;
+        failure = err;
+        return [];
+      }
+    };
+    const result = await deps.store.codes.consume(sha256(code), now, checkAndMint);
     if (result.status === 'unknown') throw invalidGrant('The authorization code is invalid');
     if (result.status === 'already_consumed') {
       // RFC 6749 §4.1.2: "If an authorization code is used more than once, the authorization server
@@ -28,21 +50,8 @@ export const authorizationCodeGrant = {
       request.log.warn({ client_id: client.id, revoked }, 'authorization code replayed; its tokens were revoked');
       throw invalidGrant('The authorization code was already used');
     }
+    if (failure || !pair) throw failure ?? invalidGrant('The authorization code is invalid');
     const c = result.code;
-    // RFC 6749 §4.1.3: "ensure that the authorization code was issued to the authenticated confidential client, or ... to the public client"
-    if (c.clientId !== client.id) throw invalidGrant('The authorization code was issued to another client');
-    if (now >= c.expiresAt) throw invalidGrant('The authorization code has expired');
-    // RFC 6749 §4.1.3: the redirect_uri must be "identical" to the one in the authorization request.
-    if (redirectUri !== c.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
-    // RFC 7636 §4.6: "If the values are not equal, an error response indicating "invalid_grant" ... MUST be returned."
-    if (!verifyS256(verifier, c.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge');
-    const resource = resolveTokenResource(body, c.resource, deps);
-
-    const pair = mintPair(
-      { client, userId: c.userId, scope: c.scope, resource, familyId: c.familyId, authTime: c.authTime },
-      deps,
-    );
-    await deps.store.tokens.insert(pair.rows);
     const response = tokenResponse(pair, c.scope, deps.config.accessTokenTtl);
     if (deps.idTokens && c.scope.split(' ').includes('openid')) {
       response.id_token = await deps.idTokens.sign({

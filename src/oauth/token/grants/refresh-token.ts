@@ -43,8 +43,9 @@ export const refreshTokenGrant = {
     if (!scope) throw new OAuthError('invalid_scope', 'None of the granted scopes is still available to this user');
     const resource = resolveTokenResource(body, current.resource, deps);
 
+    // RFC 6749 §6: the new refresh token keeps the scope of the one it replaces; only the access token is narrowed.
     const pair = deriveSuccessorPair(
-      { client, userId: current.userId, scope, resource, familyId: current.familyId, authTime: current.authTime },
+      { client, userId: current.userId, scope, refreshScope: current.scope, resource, familyId: current.familyId, authTime: current.authTime },
       presented,
       current.salt ?? '',
       deps,
@@ -55,10 +56,11 @@ export const refreshTokenGrant = {
       const rotatedAt = result.token.rotatedAt ?? 0;
       const successor = await deps.store.tokens.find(sha256(pair.refreshToken!));
       const access = await deps.store.tokens.find(sha256(pair.accessToken));
-      const withinGrace = now - rotatedAt <= deps.config.refreshGrace * 1000;
+      const sinceRotation = now - rotatedAt;
+      const withinGrace = deps.config.refreshGrace > 0 && sinceRotation >= 0 && sinceRotation <= deps.config.refreshGrace * 1000;
       if (withinGrace && successor && access && successor.revokedAt === null && successor.rotatedAt === null) {
         const expiresIn = Math.max(0, Math.floor((access.expiresAt - now) / 1000));
-        return tokenResponse(pair, successor.scope, expiresIn);
+        return tokenResponse(pair, access.scope, expiresIn);
       }
       const revoked = await deps.store.tokens.revokeFamily(current.familyId, now);
       request.log.warn({ client_id: client.id, revoked }, 'refresh token reused after rotation; its family was revoked');

@@ -1,0 +1,90 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { DuplicateError, type Condition, type RecordStore, type Row } from '../types.ts';
+import { isUniqueViolation } from './unique-violation.ts';
+
+/* Table and column names come from the area declarations, never from requests. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Eb = ExpressionBuilder<any, any>;
+
+function conditions(eb: Eb, where: Condition[]): Expression<SqlBool>[] {
+  return where.map(([col, op, value]) => (op === 'in' ? eb(col, 'in', value as unknown[]) : eb(col, op, value)));
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export function kyselyRecordStore(db: AnyDb): RecordStore {
+  return {
+    async list(table, q) {
+      const rows = await db
+        .selectFrom(table)
+        .selectAll()
+        .where((eb) => {
+          const all = conditions(eb, q.where);
+          if (q.search && q.search.text) {
+            const pattern = `%${escapeLike(q.search.text.toLowerCase())}%`;
+            all.push(eb.or(q.search.columns.map((c) => eb(sql`lower(${sql.ref(c)})`, 'like', sql`${pattern} escape '\\'`))));
+          }
+          if (q.after) {
+            const [v, id] = q.after;
+            all.push(eb.or([eb(q.sort, '>', v), eb.and([eb(q.sort, '=', v), eb('id', '>', id)])]));
+          }
+          return eb.and(all);
+        })
+        .orderBy(q.sort)
+        .orderBy('id')
+        .limit(q.limit + 1)
+        .execute();
+      const more = rows.length > q.limit;
+      const page = more ? rows.slice(0, q.limit) : rows;
+      const last = page[page.length - 1];
+      return { rows: page, ...(more && last ? { next: [last[q.sort], String(last.id)] as [unknown, string] } : {}) };
+    },
+    async get(table, id) {
+      return (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    },
+    async insert(table, row) {
+      try {
+        await db.insertInto(table).values(row).execute();
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new DuplicateError(`a ${table} record with the same unique value exists`);
+        throw err;
+      }
+    },
+    async update(table, id, patch) {
+      try {
+        const r = await db.updateTable(table).set(patch).where('id', '=', id).executeTakeFirst();
+        if (Number(r.numUpdatedRows) === 0) return undefined;
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new DuplicateError(`a ${table} record with the same unique value exists`);
+        throw err;
+      }
+      return (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    },
+    async delete(table, id) {
+      const r = await db.deleteFrom(table).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+    async count(table, where) {
+      const r = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where((eb) => eb.and(conditions(eb, where)))
+        .executeTakeFirst();
+      return Number((r as { n?: unknown } | undefined)?.n ?? 0);
+    },
+    async select(table, columns, where) {
+      return (await db
+        .selectFrom(table)
+        .select(columns)
+        .where((eb) => eb.and(conditions(eb, where)))
+        .execute()) as Row[];
+    },
+    async clear(tables) {
+      await db.transaction().execute(async (trx) => {
+        for (const t of tables) await trx.deleteFrom(t).execute();
+      });
+    },
+  };
+}
