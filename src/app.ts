@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -15,6 +16,9 @@ import { registerIntrospectionRoute } from './oauth/introspection.ts';
 import { registerRevocationRoute } from './oauth/revocation.ts';
 import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token/route.ts';
+import { openApiOptions } from './discovery/openapi.ts';
+import { RecordService } from './platform/records.ts';
+import { registerRecordRoutes } from './platform/routes/records-routes.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerHome } from './web/home.ts';
 import { cookieOptions } from './web/session.ts';
@@ -43,6 +47,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  // Response schemas document the API (/openapi.json); bodies are serialized as they are.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await app.register(swagger, openApiOptions(deps.config.issuer));
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(cookie);
   await app.register(csrf, {
@@ -84,5 +91,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerIntrospectionRoute(app, deps);
   registerUserinfoRoute(app, deps);
   registerDiscoveryRoutes(app, deps, deps.keys);
+  registerRecordRoutes(app, deps, new RecordService(deps));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -28,7 +28,7 @@ export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
       ...(caller.scopes.has('email') ? { email: user.email, email_verified: false } : {}),
     };
   };
-  const preHandler = protect(deps, ['openid']);
-  app.get(ENDPOINTS.userinfo, { preHandler }, handler);
-  app.post(ENDPOINTS.userinfo, { preHandler }, handler);
+  const preValidation = protect(deps, ['openid']);
+  app.get(ENDPOINTS.userinfo, { preValidation }, handler);
+  app.post(ENDPOINTS.userinfo, { preValidation }, handler);
 }

@@ -27,6 +27,8 @@ export interface AreaDef {
   unique?: string[];
   /** Default sort column (ascending, ties broken by id). */
   sort?: string;
+  /** What happens to records pointing here when one is deleted: [table, column] pairs. */
+  onDelete?: { cascade?: [string, string][]; restrict?: [string, string][] };
 }
 
 const STATUS = ['draft', 'published', 'archived'] as const;
@@ -44,6 +46,7 @@ export const AREAS = {
     writeScope: 'courses:write',
     publicRead: { published: true },
     unique: ['slug'],
+    onDelete: { cascade: [['lessons', 'course_id'], ['sections', 'course_id']], restrict: [['enrollments', 'course_id']] },
     fields: {
       title: { type: 'string', required: true, description: 'Title', public: true, search: true },
       slug,
@@ -64,6 +67,7 @@ export const AREAS = {
     readScope: 'curriculum:read',
     writeScope: 'curriculum:write',
     sort: 'position',
+    onDelete: { cascade: [['lessons', 'section_id']] },
     fields: {
       course_id: { type: 'ref', ref: 'courses', required: true, description: 'Course it belongs to', public: true, filter: true },
       title: { type: 'string', required: true, description: 'Title', public: true },
@@ -114,6 +118,7 @@ export const AREAS = {
     readScope: 'students:read',
     writeScope: 'students:write',
     unique: ['email'],
+    onDelete: { cascade: [['enrollments', 'student_id'], ['event_attendees', 'student_id']], restrict: [['orders', 'student_id'], ['subscriptions', 'student_id']] },
     fields: {
       name: { type: 'string', required: true, description: 'Full name', search: true },
       email: { type: 'email', required: true, description: 'Email address (unique)', search: true, filter: true },
@@ -159,6 +164,7 @@ export const AREAS = {
     idPrefix: 'pln',
     readScope: 'membership_plans:read',
     writeScope: 'membership_plans:write',
+    onDelete: { restrict: [['subscriptions', 'plan_id']] },
     publicRead: { published: true },
     fields: {
       name: { type: 'string', required: true, description: 'Name', public: true, search: true },
@@ -253,6 +259,7 @@ export const AREAS = {
     idPrefix: 'evt',
     readScope: 'events:read',
     writeScope: 'events:write',
+    onDelete: { cascade: [['event_attendees', 'event_id']] },
     publicRead: { published: true, upcoming: 'starts_at' },
     sort: 'starts_at',
     fields: {

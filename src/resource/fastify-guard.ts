@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import { authorizeRequest, type Caller } from './guard.ts';
@@ -12,7 +12,8 @@ declare module 'fastify' {
 
 export interface ProtectOptions {
   resource?: ResourceName;
-  allowAnonymous?: boolean;
+  /** Anonymous callers are served (a public view); tokens without the scopes get that view too. */
+  publicView?: boolean;
 }
 
 function hasTokenParam(request: FastifyRequest): boolean {
@@ -25,7 +26,7 @@ function hasTokenParam(request: FastifyRequest): boolean {
  * A route's scope requirement, declared once: it guards the route and is
  * recorded for the protected-resource metadata and /openapi.json.
  */
-export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preHandlerAsyncHookHandler {
+export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preValidationAsyncHookHandler {
   const resource = options.resource ?? 'api';
   declareScopes(resource, required);
   return async function checkBearer(request: FastifyRequest, _reply: FastifyReply) {
@@ -35,7 +36,8 @@ export function protect(deps: Deps, required: readonly Scope[], options: Protect
         tokenInQuery: hasTokenParam(request),
         required,
         resource,
-        allowAnonymous: options.allowAnonymous ?? false,
+        allowAnonymous: options.publicView ?? false,
+        publicView: options.publicView ?? false,
       },
       { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
     );

@@ -19,6 +19,11 @@ export interface GuardInput {
   resource: ResourceName;
   /** Whether anonymous callers may use the operation at all. */
   allowAnonymous: boolean;
+  /**
+   * The operation also has a public view: a valid token without the scopes is
+   * served that view (as anonymous would be) instead of a 403.
+   */
+  publicView?: boolean;
 }
 
 export interface GuardContext {
@@ -86,6 +91,6 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
     throw invalidToken(ctx, input.resource, `The access token was issued for ${token.resource}`);
   }
   const scopes = new Set(parseScope(token.scope).scopes);
-  if (!input.required.every((s) => scopes.has(s))) throw insufficientScope(ctx, input.resource, input.required);
+  if (!input.publicView && !input.required.every((s) => scopes.has(s))) throw insufficientScope(ctx, input.resource, input.required);
   return { kind: 'token', token, scopes, userId: token.userId, clientId: token.clientId };
 }

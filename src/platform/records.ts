@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../deps.ts';
+import { OAuthError } from '../oauth/errors.ts';
+import type { Caller } from '../resource/guard.ts';
+import { DuplicateError, type Condition, type Row } from '../store/types.ts';
+import { AREAS, type AreaDef } from './areas.ts';
+import { recordToRow, rowToRecord, type FieldDef } from './fields.ts';
+
+/** How much of an area a caller sees. */
+export type View = 'full' | 'public';
+
+export function viewFor(area: AreaDef, caller: Caller): View | undefined {
+  if (caller.kind === 'token' && area.readScope && caller.scopes.has(area.readScope)) return 'full';
+  return area.publicRead ? 'public' : undefined;
+}
+
+const isPublic = (f: FieldDef) => f.public === true;
+
+export interface ListParams {
+  limit?: number;
+  cursor?: string;
+  q?: string;
+  filters?: Record<string, string>;
+}
+
+export interface Page {
+  data: Record<string, unknown>[];
+  next_cursor?: string;
+}
+
+const notFound = (area: AreaDef, id: string) => new OAuthError('not_found', `No ${area.label} with id ${id}`);
+
+function encodeCursor(key: [unknown, string]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [unknown, string] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[1] === 'string' && ['string', 'number'].includes(typeof v[0])) return v as [unknown, string];
+  } catch {
+    /* falls through to the error below */
+  }
+  throw new OAuthError('invalid_request', 'cursor is not one this API returned');
+}
+
+/** Conditions that restrict a public view to published (and upcoming) records. */
+function publicConditions(area: AreaDef, now: number): Condition[] {
+  const where: Condition[] = [];
+  if (area.publicRead?.published) where.push(['status', '=', 'published']);
+  if (area.publicRead?.upcoming) where.push([area.publicRead.upcoming, '>=', now]);
+  return where;
+}
+
+function filterConditions(area: AreaDef, filters: Record<string, string>, view: View): Condition[] {
+  const where: Condition[] = [];
+  for (const [name, raw] of Object.entries(filters)) {
+    const f = area.fields[name];
+    if (!f?.filter || (view === 'public' && !f.public)) continue;
+    if (f.type === 'boolean') {
+      if (raw !== 'true' && raw !== 'false') throw new OAuthError('invalid_request', `${name} must be true or false`);
+      where.push([name, '=', raw === 'true' ? 1 : 0]);
+    } else if (f.type === 'enum' && !f.enum?.includes(raw)) {
+      throw new OAuthError('invalid_request', `${name} must be one of ${f.enum?.join(', ')}`);
+    } else where.push([name, '=', f.type === 'email' ? raw.toLowerCase() : raw]);
+  }
+  return where;
+}
+
+/**
+ * The one service behind /api/v1 and the MCP tools: lists, reads and writes
+ * an area's records with the caller's view. Routes and tools never query the
+ * store for platform records themselves.
+ */
+export class RecordService {
+  constructor(private readonly deps: Deps) {}
+
+  async list(area: AreaDef, view: View, params: ListParams = {}): Promise<Page> {
+    const limit = Math.min(Math.max(params.limit ?? 20, 1), 100);
+    const where = [...filterConditions(area, params.filters ?? {}, view), ...(view === 'public' ? publicConditions(area, this.deps.now()) : [])];
+    const searchable = Object.entries(area.fields).filter(([, f]) => f.search && (view === 'full' || f.public)).map(([n]) => n);
+    const { rows, next } = await this.deps.store.records.list(area.name, {
+      where,
+      sort: area.sort ?? 'created_at',
+      limit,
+      ...(params.q ? { search: { columns: searchable, text: params.q.slice(0, 200) } } : {}),
+      ...(params.cursor ? { after: decodeCursor(params.cursor) } : {}),
+    });
+    return {
+      data: rows.map((r) => rowToRecord(area.fields, r, view === 'public' ? isPublic : undefined)),
+      ...(next ? { next_cursor: encodeCursor(next) } : {}),
+    };
+  }
+
+  /** One record; a public view hides unpublished ones as if they did not exist. */
+  async get(area: AreaDef, view: View, id: string): Promise<Record<string, unknown>> {
+    const row = await this.getRow(area, view, id);
+    return rowToRecord(area.fields, row, view === 'public' ? isPublic : undefined);
+  }
+
+  async getRow(area: AreaDef, view: View, id: string): Promise<Row> {
+    const row = id.length <= 100 ? await this.deps.store.records.get(area.name, id) : undefined;
+    if (!row) throw notFound(area, id);
+    if (view === 'public') {
+      for (const [col, op, v] of publicConditions(area, this.deps.now())) {
+        const value = row[col];
+        const visible = op === '=' ? value === v : op === '>=' ? Number(value) >= Number(v) : true;
+        if (!visible) throw notFound(area, id);
+      }
+    }
+    return row;
+  }
+
+  async create(area: AreaDef, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const now = this.deps.now();
+    const row: Row = { ...this.defaults(area), ...recordToRow(area.fields, input), id: `${area.idPrefix}_${randomBytes(9).toString('base64url')}`, created_at: now, updated_at: now };
+    await this.derive(area, row);
+    await this.checkReferences(area, row);
+    const autoSlug = 'slug' in area.fields && !input.slug;
+    if (autoSlug) row.slug = slugify(String(row.title ?? row.name ?? row.id));
+    await this.insertRow(area, row, autoSlug);
+    return rowToRecord(area.fields, row);
+  }
+
+  async update(area: AreaDef, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const patch: Row = { ...recordToRow(area.fields, input), updated_at: this.deps.now() };
+    await this.derive(area, patch);
+    await this.checkReferences(area, patch);
+    try {
+      const row = await this.deps.store.records.update(area.name, id, patch);
+      if (!row) throw notFound(area, id);
+      return rowToRecord(area.fields, row);
+    } catch (err) {
+      if (err instanceof DuplicateError) throw conflict(area, Object.keys(input));
+      throw err;
+    }
+  }
+
+  async delete(area: AreaDef, id: string): Promise<void> {
+    if (!(await this.deps.store.records.get(area.name, id))) throw notFound(area, id);
+    for (const [table, column] of area.onDelete?.restrict ?? []) {
+      const n = await this.deps.store.records.count(table, [[column, '=', id]]);
+      if (n > 0) throw new OAuthError('conflict', `This ${area.label} still has ${n} ${table.replace(/_/g, ' ')}; remove them first`);
+    }
+    for (const [table, column] of area.onDelete?.cascade ?? []) {
+      const ids = await this.deps.store.records.select(table, ['id'], [[column, '=', id]]);
+      const child = Object.values(AREAS).find((a) => a.name === table);
+      for (const { id: childId } of ids) {
+        if (child) await this.delete(child, String(childId));
+      }
+    }
+    await this.deps.store.records.delete(area.name, id);
+  }
+
+  private defaults(area: AreaDef): Row {
+    const out: Record<string, unknown> = {};
+    for (const [name, f] of Object.entries(area.fields)) if (f.default !== undefined) out[name] = f.default;
+    return recordToRow(area.fields, out);
+  }
+
+  /** Fields computed from others: a lesson's course comes from its section. */
+  private async derive(area: AreaDef, row: Row): Promise<void> {
+    if (area.name === 'lessons' && typeof row.section_id === 'string') {
+      const section = await this.deps.store.records.get('sections', row.section_id);
+      if (section) row.course_id = section.course_id;
+    }
+  }
+
+  private async checkReferences(area: AreaDef, row: Row): Promise<void> {
+    for (const [name, f] of Object.entries(area.fields)) {
+      const v = row[name];
+      if (f.type !== 'ref' || typeof v !== 'string' || f.readOnly) continue;
+      const table = f.ref === 'files' ? undefined : f.ref!;
+      const exists = table ? await this.deps.store.records.get(table, v) : await this.deps.store.files.find(v);
+      if (!exists) throw new OAuthError('invalid_request', `${name}: no ${f.ref!.replace(/_/g, ' ').replace(/s$/, '')} with id ${v}`);
+    }
+  }
+
+  private async insertRow(area: AreaDef, row: Row, retrySlug: boolean): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.deps.store.records.insert(area.name, row);
+        return;
+      } catch (err) {
+        if (!(err instanceof DuplicateError)) throw err;
+        if (!retrySlug || attempt >= 3) throw conflict(area, Object.keys(row));
+        row.slug = `${String(row.slug).slice(0, 100)}-${randomBytes(3).toString('hex')}`;
+      }
+    }
+  }
+}
+
+function conflict(area: AreaDef, fields: string[]): OAuthError {
+  const unique = (area.unique ?? []).filter((u) => u.split(',').some((c) => fields.includes(c)));
+  return new OAuthError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`);
+}
+
+export function slugify(text: string): string {
+  const s = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+  return s || 'item';
+}
