@@ -17,8 +17,8 @@ import { registerRevocationRoute } from './oauth/revocation.ts';
 import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token/route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
-import { RecordService } from './platform/records.ts';
-import { registerRecordRoutes } from './platform/routes/records-routes.ts';
+import { registerDocumentRoutes } from './discovery/documents.ts';
+import { registerPlatformRoutes } from './platform/routes/index.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerHome } from './web/home.ts';
 import { cookieOptions } from './web/session.ts';
@@ -91,7 +91,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerIntrospectionRoute(app, deps);
   registerUserinfoRoute(app, deps);
   registerDiscoveryRoutes(app, deps, deps.keys);
-  registerRecordRoutes(app, deps, new RecordService(deps));
+  registerPlatformRoutes(app, deps);
+  registerDocumentRoutes(app, deps);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }
