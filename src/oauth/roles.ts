@@ -36,7 +36,9 @@ export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
     'storage:write',
     'forms:read',
   ],
-  student: [...IDENTITY, ...CATALOG_READ, 'comments:read'],
+  // Students read the public catalog anonymously; their own enrollments, orders and
+  // subscriptions come with their account. No area scope would show them others' data or drafts.
+  student: IDENTITY,
 };
 
 export function isRole(value: unknown): value is Role {

@@ -1,3 +1,4 @@
+import escapeHtml from 'escape-html';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeScope, type Scope } from '../../src/oauth/scopes.ts';
 import { pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
@@ -466,17 +467,17 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
   });
 
   describe("granted scope = requested ∩ the user's role", () => {
-    it('gives a student only courses:read when courses:read courses:write was asked and approved', async () => {
-      const student = await server.addUser('student');
-      const { agent, page } = await signedIn(student, params({ scope: 'courses:read courses:write' }));
+    it('gives a lecturer only courses:read when courses:read members:write was asked and approved', async () => {
+      const lecturer = await server.addUser('lecturer');
+      const { agent, page } = await signedIn(lecturer, params({ scope: 'courses:read members:write' }));
       expect(page.status).toBe(200);
 
       const grantable = /It will be able to<\/h2>([\s\S]*?)(<h2|<form)/.exec(page.html)?.[1] ?? '';
       expect(grantable).toContain('courses:read');
-      expect(grantable).not.toContain('courses:write');
+      expect(grantable).not.toContain('members:write');
       const withheld = /<h2>[^<]*not available to your role[^<]*<\/h2>([\s\S]*?)(<h2|<form)/i.exec(page.html)?.[1] ?? '';
-      expect(withheld).toContain('courses:write');
-      expect(withheld).toContain(describeScope('courses:write'));
+      expect(withheld).toContain('members:write');
+      expect(withheld).toContain(escapeHtml(describeScope('members:write')));
       expect(withheld).not.toContain('courses:read');
 
       const { res } = await decide(agent, consentForm(page.html)!, { decision: 'approve' });
