@@ -19,12 +19,14 @@ import { registerTokenRoute } from './oauth/token/route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { registerDocumentRoutes } from './discovery/documents.ts';
 import { registerPlatformRoutes } from './platform/routes/index.ts';
+import { registerMcpRoutes } from './mcp/route.ts';
+import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerHome } from './web/home.ts';
 import { cookieOptions } from './web/session.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
-const CORS_PATHS = [ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo];
+const CORS_PATHS = ['/mcp', ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo];
 const isCorsPath = (url: string) => {
   const path = url.split('?')[0] ?? '';
   return path.startsWith('/.well-known/') || (CORS_PATHS as readonly string[]).includes(path);
@@ -93,6 +95,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerDiscoveryRoutes(app, deps, deps.keys);
   registerPlatformRoutes(app, deps);
   registerDocumentRoutes(app, deps);
+  registerMcpRoutes(app, deps, new RecordService(deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

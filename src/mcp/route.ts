@@ -1,0 +1,85 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import type { Scope } from '../oauth/scopes.ts';
+import type { RecordService } from '../platform/records.ts';
+import { authorizeRequest } from '../resource/guard.ts';
+import { buildMcpServer } from './server.ts';
+import { toolByName } from './tools/index.ts';
+
+export const MCP_PATH = '/mcp';
+const MCP_BODY_LIMIT = 1024 * 1024;
+const NOT_JSON = Symbol('not-json');
+
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+/** The scopes a JSON-RPC message (or batch) needs: those of every gated tool it calls. */
+function scopesNeeded(body: unknown): Scope[] {
+  const messages = Array.isArray(body) ? body : [body];
+  const needed = new Set<Scope>();
+  for (const m of messages) {
+    if (typeof m !== 'object' || m === null) continue;
+    const msg = m as { method?: unknown; params?: { name?: unknown } };
+    if (msg.method !== 'tools/call') continue;
+    for (const s of toolByName(msg.params?.name)?.scopes ?? []) needed.add(s);
+  }
+  return [...needed];
+}
+
+/**
+ * /mcp — MCP Streamable HTTP, stateless: every POST gets a fresh server and
+ * transport, so any instance can answer any request. The bearer guard runs
+ * first with resource = {issuer}/mcp: tools that need a scope produce HTTP
+ * 401/403 with the MCP resource's metadata, which clients act on.
+ */
+export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
+  void app.register(async (scope) => {
+    // Malformed JSON must get a JSON-RPC parse error, not the API's OAuth error body.
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(null, NOT_JSON);
+      }
+    });
+
+    scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT, schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+      const required = scopesNeeded(request.body);
+      const caller = await authorizeRequest(
+        {
+          authorization: request.headers.authorization,
+          tokenInQuery: typeof request.query === 'object' && request.query !== null && 'access_token' in request.query,
+          required,
+          resource: 'mcp',
+          allowAnonymous: required.length === 0,
+        },
+        { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
+      );
+      const server = buildMcpServer({ deps, records, caller, log: request.log }, '1');
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (err) {
+        request.log.error({ err }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+        }
+      }
+    });
+
+    // Stateless: no server-to-client stream and no session to end (Streamable HTTP §GET/§DELETE allow 405).
+    const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+      reply.code(405).header('allow', 'POST').type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' } });
+    scope.get(MCP_PATH, { schema: { hide: true } }, notAllowed);
+    scope.delete(MCP_PATH, { schema: { hide: true } }, notAllowed);
+  });
+}

@@ -1,0 +1,55 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { OAuthError } from '../oauth/errors.ts';
+import type { ToolContext, ToolDef } from './tool.ts';
+import { TOOLS } from './tools/index.ts';
+
+export const TOOL_TIMEOUT_MS = 10_000;
+
+/** Whether the caller may see and call the tool: catalog tools for everyone, the rest by scope. */
+export function canUse(tool: ToolDef, ctx: ToolContext): boolean {
+  if (tool.scopes.length === 0) return true;
+  return ctx.caller.kind === 'token' && tool.scopes.every((s) => (ctx.caller.kind === 'token' ? ctx.caller.scopes.has(s) : false));
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new OAuthError('server_error', `The tool did not finish within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * An MCP server for one request (the transport is stateless): it lists and
+ * runs the tools this caller may use. Tool failures become tool results with
+ * isError, never transport errors.
+ */
+export function buildMcpServer(ctx: ToolContext, version: string): McpServer {
+  const server = new McpServer(
+    { name: 'lyceum', title: 'Lyceum school catalog', version },
+    { instructions: 'Catalog tools need no sign-in. Tools about students, orders, analytics or changes need an OAuth access token for this MCP endpoint; see /.well-known/oauth-protected-resource/mcp.' },
+  );
+  for (const tool of TOOLS) {
+    if (!canUse(tool, ctx)) continue;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.scopes.length ? `${tool.description} (scope: ${tool.scopes.join(' ')})` : tool.description,
+        inputSchema: tool.input,
+        annotations: { readOnlyHint: tool.readOnly, openWorldHint: false },
+      },
+      async (args: Record<string, unknown>) => {
+        try {
+          const result = await withTimeout(tool.run(ctx, args as never), TOOL_TIMEOUT_MS);
+          return { content: [{ type: 'text' as const, text: result.text }], structuredContent: result.structured };
+        } catch (err) {
+          const message = err instanceof OAuthError ? err.description : 'The tool failed; try again later.';
+          if (!(err instanceof OAuthError)) ctx.log.error({ err, tool: tool.name }, 'MCP tool failed');
+          return { content: [{ type: 'text' as const, text: message }], isError: true };
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
+import type { Deps } from '../deps.ts';
+import type { Scope } from '../oauth/scopes.ts';
+import type { RecordService } from '../platform/records.ts';
+import type { Caller } from '../resource/guard.ts';
+
+export interface ToolContext {
+  deps: Deps;
+  records: RecordService;
+  caller: Caller;
+  log: FastifyBaseLogger;
+}
+
+/** What a tool returns: structured content, plus the readable text form MCP clients show. */
+export interface ToolResult {
+  structured: Record<string, unknown>;
+  text: string;
+}
+
+/**
+ * One MCP tool. `scopes` empty: an anonymous catalog tool. Otherwise the
+ * caller's token must hold every scope, checked by the bearer guard before
+ * the call reaches the MCP server (so a missing scope is an HTTP 403 that
+ * clients can step up from, not a JSON-RPC error).
+ */
+export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  scopes: readonly Scope[];
+  input: Shape;
+  /** Read-only tools are marked so clients may call them without confirmation. */
+  readOnly: boolean;
+  run(ctx: ToolContext, args: z.infer<z.ZodObject<Shape>>): Promise<ToolResult>;
+}
+
+export const defineTool = <Shape extends z.ZodRawShape>(def: ToolDef<Shape>): ToolDef => def as unknown as ToolDef;

@@ -1,0 +1,23 @@
+import { declareScopes } from '../../resource/protected-resources.ts';
+import type { ToolDef } from '../tool.ts';
+import { listDigitalProducts, listEvents, listLecturers, listMembershipPlans, listPosts, searchCourses } from './catalog.ts';
+import { getSiteInfo, listOrders, listStudents, updateCourse } from './school.ts';
+
+/** Every MCP tool, in the order tools/list shows them. */
+export const TOOLS: readonly ToolDef[] = [
+  getSiteInfo,
+  searchCourses,
+  listLecturers,
+  listMembershipPlans,
+  listDigitalProducts,
+  listEvents,
+  listPosts,
+  listStudents,
+  listOrders,
+  updateCourse,
+];
+
+// The MCP protected-resource metadata lists exactly the scopes these tools use.
+for (const tool of TOOLS) declareScopes('mcp', tool.scopes);
+
+export const toolByName = (name: unknown): ToolDef | undefined => TOOLS.find((t) => t.name === name);
