@@ -22,6 +22,7 @@ import { registerPlatformRoutes } from './platform/routes/index.ts';
 import { registerMcpRoutes } from './mcp/route.ts';
 import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
+import { registerConnectedApps } from './web/connected-apps.ts';
 import { registerHome } from './web/home.ts';
 import { cookieOptions } from './web/session.ts';
 
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerHome(app, deps);
   registerRegistrationRoute(app, deps);
   registerAuthorizeRoutes(app, deps);
+  registerConnectedApps(app, deps);
   registerTokenRoute(app, deps);
   registerRevocationRoute(app, deps);
   registerIntrospectionRoute(app, deps);

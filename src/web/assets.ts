@@ -19,6 +19,10 @@ button.secondary { background: transparent; color: inherit; }
 ul.scopes { padding-left: 1.25rem; }
 ul.scopes code { font-size: .85em; opacity: .8; }
 .muted { opacity: .8; font-size: .9em; }
+ul.apps { list-style: none; padding: 0; }
+li.app { border: 1px solid #8884; border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
+li.app h2 { font-size: 1.15rem; margin: 0; }
+.notice { border-left: 4px solid var(--accent); padding: .25rem .75rem; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 `;
 

@@ -13,7 +13,7 @@ export function registerHome(app: FastifyInstance, deps: Deps): void {
       'Welcome',
       html`<h1>Lyceum</h1>
 <p>An online school platform with an OAuth 2.0 and OpenID Connect secured API for CLI tools, desktop apps and local agents.</p>
-${signedIn ? html`<p>Signed in as <strong>${signedIn.user.email}</strong>.</p>` : html`<p><a href="/oauth/sign-in">Sign in</a></p>`}
+${signedIn ? html`<p>Signed in as <strong>${signedIn.user.email}</strong>. <a href="/account/apps">Connected apps</a></p>` : html`<p><a href="/oauth/sign-in?return_to=%2Faccount%2Fapps">Sign in</a> to see the apps connected to your account.</p>`}
 <h2>For developers</h2>
 <ul>
 <li><a href="/.well-known/oauth-authorization-server">Authorization server metadata</a></li>

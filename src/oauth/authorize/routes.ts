@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { verifyPassword } from '../../users/passwords.ts';
 import { consentPage } from '../../web/pages/consent.ts';
 import { signInPage } from '../../web/pages/sign-in.ts';
+import { APPS_PATH } from '../../web/connected-apps.ts';
 import { readSession, startSession, type SignedIn } from '../../web/session.ts';
 import { ENDPOINTS, WEB_PATHS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
@@ -166,9 +167,10 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
   });
 }
 
-/** Only same-site paths of the authorization endpoint: never an open redirect. */
+/** Only Lyceum's own pages that sign-in leads back to: never an open redirect. */
 function safeReturnTo(value: unknown): string {
-  if (typeof value === 'string' && value.startsWith(`${ENDPOINTS.authorization}?`) && !value.includes('\\') && value.length < 8000) return value;
+  if (typeof value !== 'string' || value.includes('\\') || value.length >= 8000) return '/';
+  if (value.startsWith(`${ENDPOINTS.authorization}?`) || value === APPS_PATH) return value;
   return '/';
 }
 

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { OAuthError } from '../oauth/errors.ts';
+import { connectedAppsPage, type ConnectedApp } from './pages/connected-apps.ts';
+import { endSession, readSession } from './session.ts';
+
+const HTML = 'text/html; charset=utf-8';
+export const APPS_PATH = '/account/apps';
+
+async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
+  const grants = await deps.store.grants.listForUser(userId);
+  const apps: ConnectedApp[] = [];
+  for (const g of grants) {
+    const client = await deps.store.clients.find(g.clientId);
+    if (!client) continue;
+    apps.push({
+      clientId: client.id,
+      name: client.metadata.client_name ?? 'An unnamed app',
+      redirectHosts: [...new Set(client.metadata.redirect_uris.map((u) => new URL(u).hostname))],
+      scopes: g.scope.split(' ').filter(Boolean),
+      connectedAt: g.createdAt,
+      updatedAt: g.updatedAt,
+    });
+  }
+  return apps;
+}
+
+/**
+ * /account/apps: what the signed-in user has let apps do, with a way to take
+ * it back. Disconnecting deletes the consent and revokes every token the app
+ * holds for this user, at once, on every instance.
+ */
+export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
+  const html = { config: { html: true }, schema: { hide: true } };
+
+  const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
+    const signedIn = await readSession(request, deps);
+    if (!signedIn) return reply.code(303).redirect(`/oauth/sign-in?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
+    const page = connectedAppsPage({ csrfToken: reply.generateCsrf(), email: signedIn.user.email, apps: await appsOf(signedIn.user.id, deps), ...(notice ? { notice } : {}) });
+    return reply.type(HTML).header('cache-control', 'no-store').send(page);
+  };
+
+  app.get(APPS_PATH, html, (request, reply) => show(request, reply));
+
+  app.post(`${APPS_PATH}/disconnect`, { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
+    const signedIn = await readSession(request, deps);
+    if (!signedIn) return reply.code(303).redirect(`/oauth/sign-in?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
+    const clientId = (request.body as Record<string, unknown> | undefined)?.client_id;
+    if (typeof clientId !== 'string' || clientId.length > 200) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
+    const removed = await deps.store.grants.delete(signedIn.user.id, clientId);
+    const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());
+    request.log.info({ client_id: clientId, revoked }, 'app disconnected by its user');
+    return show(request, reply, removed ? 'The app was disconnected; its access was revoked.' : 'That app was not connected.');
+  });
+
+  app.post('/oauth/sign-out', { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
+    await endSession(request, reply, deps);
+    return reply.code(303).redirect('/', 303);
+  });
+}
