@@ -5,6 +5,7 @@ import { DuplicateError } from '../store/types.ts';
 import { UsageError } from './args.ts';
 import { clientsCommand } from './clients.ts';
 import { keysCommand } from './keys.ts';
+import { seedCommand } from './seed.ts';
 import { serveCommand } from './serve.ts';
 import { usersCommand } from './users.ts';
 
@@ -18,6 +19,7 @@ Commands:
   users list
   clients list | show ID | delete ID
   keys rotate | list            ID-token signing keys
+  seed --demo                   replace all school data with the demo school (users and apps are kept)
   help                          this text
 
 Settings (environment variables):
@@ -51,6 +53,8 @@ async function main(argv: string[]): Promise<void> {
       const config = loadConfig();
       return withStore((store) => keysCommand(store, config, rest), config);
     }
+    case 'seed':
+      return withStore(seedCommand(rest));
     case undefined:
     case 'help':
     case '--help':

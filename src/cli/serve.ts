@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/index.ts';
+import { DEMO_SCHOOL_NAME, isPlatformEmpty, seedDemo } from '../platform/demo/seed.ts';
 import { startServer } from '../server.ts';
 import { openStore } from '../store/kysely/open.ts';
+import { DuplicateError } from '../store/types.ts';
 import { createUser } from './users.ts';
 
 /**
- * `lyceum serve`: migrations, first-start owner, listen, background purge,
+ * `lyceum serve`: migrations, first-start owner and demo school, listen, background purge,
  * graceful stop on SIGINT/SIGTERM.
  */
 export async function serveCommand(config: Config): Promise<void> {
@@ -18,16 +20,44 @@ export async function serveCommand(config: Config): Promise<void> {
     // Printed once, to the terminal only: it is stored as an argon2id hash.
     process.stdout.write(`\nFirst start: created the school owner\n  email:    ${email}\n  password: ${password}\nChange it with: npx lyceum users passwd --email ${email} --password NEW_PASSWORD\n\n`);
   }
+  if (await isPlatformEmpty(store)) {
+    try {
+      const counts = await seedDemo(store, Date.now());
+      process.stdout.write(
+        `First start: added the demo school "${DEMO_SCHOOL_NAME}" (${counts.courses} courses, ${counts.students} students, ${counts.orders} orders); reset it any time with: npx lyceum seed --demo\n`,
+      );
+    } catch (err) {
+      // Another instance on the same database seeded it at the same moment.
+      if (!(err instanceof DuplicateError)) throw err;
+    }
+  }
   const server = await startServer(config, { store });
+  // Background purge of what expired (or was revoked) over a day ago. The stores delete in small
+  // batches and yield between them, so requests keep being served; runs never overlap.
+  let purging = false;
+  let stopping = false;
   const purge = setInterval(() => {
-    const before = Date.now() - 24 * 3600 * 1000;
-    void Promise.all([store.codes.purgeExpired(before), store.tokens.purgeExpired(before), store.sessions.purgeExpired(before)]).catch(
-      (err: unknown) => server.app.log.warn({ err }, 'purge failed'),
-    );
-  }, 10 * 60 * 1000);
+    if (purging) return;
+    purging = true;
+    const started = Date.now();
+    const before = started - 24 * 3600 * 1000;
+    void (async () => {
+      const codes = await store.codes.purgeExpired(before);
+      const tokens = await store.tokens.purgeExpired(before);
+      const sessions = await store.sessions.purgeExpired(before);
+      server.app.log.info({ event: 'purge', codes, tokens, sessions, ms: Date.now() - started }, 'expired credentials purged');
+    })()
+      .catch((err: unknown) => {
+        if (!stopping) server.app.log.warn({ err }, 'purge failed');
+      })
+      .finally(() => {
+        purging = false;
+      });
+  }, config.purgeInterval * 1000);
   purge.unref();
   process.stdout.write(`Lyceum is serving ${config.issuer} (listening on ${server.url}, ${store.kind} store)\n`);
   const stop = async () => {
+    stopping = true;
     clearInterval(purge);
     await server.close();
     await store.close();

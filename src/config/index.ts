@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isLoopbackHost } from '../oauth/loopback.ts';
 
@@ -17,6 +18,13 @@ export interface Config {
   registrationBodyLimit: number;
   keysSecret: string | undefined;
   idTokenTtl: number;
+  /** Requests per client IP per minute; 0 means no limit. */
+  rateLimits: { registerPerMinute: number; signInPerMinute: number };
+  /** Shared rate-limit counters; undefined keeps them in process. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  /** Seconds between background purges of expired codes, tokens and sessions. */
+  purgeInterval: number;
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -49,6 +57,11 @@ const schema = z.object({
   REGISTRATION_BODY_LIMIT: int(1024, 1_048_576).default(16_384),
   KEYS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   ID_TOKEN_TTL_SECONDS: int(60, 86_400).default(3600),
+  RATE_LIMIT_REGISTER_PER_MINUTE: int(0, 100_000).default(60),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: int(0, 100_000).default(30),
+  REDIS_URL: z.string().optional(),
+  REDIS_KEY_PREFIX: z.string().max(100, 'must be at most 100 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').default('lyceum:'),
+  PURGE_INTERVAL_SECONDS: int(1, 86_400).default(600),
 });
 
 /**
@@ -83,6 +96,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registrationBodyLimit: e.REGISTRATION_BODY_LIMIT,
     keysSecret: e.KEYS_SECRET,
     idTokenTtl: e.ID_TOKEN_TTL_SECONDS,
+    rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE },
+    redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    purgeInterval: e.PURGE_INTERVAL_SECONDS,
     secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
   };
 }
@@ -122,12 +139,29 @@ function parseDatabaseUrl(raw: string): Config['database'] {
   return { kind: 'sqlite', file: raw.replace(/^sqlite:/, '') };
 }
 
+function parseRedisUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL: not an absolute URL');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL: must be a redis:// or rediss:// URL');
+  return raw;
+}
+
 function parseTrustProxy(raw: string): Config['trustProxy'] {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  if (list.length === 0 || list.some((s) => !/^[0-9a-f.:/]+$/i.test(s))) {
+  const isAddressOrCidr = (s: string) => {
+    const [address, prefix, ...rest] = s.split('/');
+    const version = isIP(address ?? '');
+    if (version === 0 || rest.length > 0) return false;
+    return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+  };
+  if (list.length === 0 || !list.every(isAddressOrCidr)) {
     throw new ConfigError('TRUST_PROXY: must be true, false, a hop count or a list of IP addresses/CIDRs');
   }
   return list;

@@ -27,6 +27,8 @@ export interface UserStore {
   list(): Promise<User[]>;
   /** Contract: returns false when no such user exists. */
   setPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+  /** Contract: replaces the display name and updatedAt; returns false when no such user exists. */
+  setName(id: string, name: string, now: number): Promise<boolean>;
 }
 
 /** Registered client metadata, as echoed by the registration endpoint (RFC 7591 §3.2.1). */

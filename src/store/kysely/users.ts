@@ -57,5 +57,9 @@ export function kyselyUserStore(db: Kysely<Database>): UserStore {
         .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
+    async setName(id, name, now) {
+      const r = await db.updateTable('users').set({ name, updated_at: now }).where('id', '=', id).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
   };
 }

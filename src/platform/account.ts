@@ -1,0 +1,88 @@
+import type { Deps } from '../deps.ts';
+import { OAuthError } from '../oauth/errors.ts';
+import type { User } from '../store/types.ts';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.ts';
+import { AREAS } from './areas.ts';
+import { listAll } from './list-all.ts';
+import type { RecordService } from './records.ts';
+
+export interface AccountPatch {
+  name?: string;
+  current_password?: string;
+  new_password?: string;
+}
+
+/**
+ * The signed-in user's own account, and their student record when one is
+ * linked to the account (user_id) or has the same email. Only that student's
+ * enrollments, subscriptions and orders are read; never a password hash, never
+ * the school's private notes on the student.
+ */
+export class AccountService {
+  constructor(
+    private readonly deps: Deps,
+    private readonly records: RecordService,
+  ) {}
+
+  async read(userId: string) {
+    const user = await this.user(userId);
+    return {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      role: user.role,
+      created_at: new Date(user.createdAt).toISOString(),
+      updated_at: new Date(user.updatedAt).toISOString(),
+      student: await this.student(user),
+    };
+  }
+
+  /**
+   * Changes the name and/or the password. A new password needs the current
+   * one; a wrong current password is 400 invalid_request (a bad field of this
+   * request, not a bad token: 401 would tell the client to drop its token).
+   * Everything is checked before anything is written.
+   */
+  async update(userId: string, patch: AccountPatch) {
+    const user = await this.user(userId);
+    const name = patch.name?.trim();
+    if (patch.name !== undefined && !name) throw new OAuthError('invalid_request', 'name must not be blank');
+    if (name === undefined && patch.new_password === undefined) throw new OAuthError('invalid_request', 'Send name, or current_password with new_password');
+    let newHash: string | undefined;
+    if (patch.new_password !== undefined) {
+      if (patch.current_password === undefined) throw new OAuthError('invalid_request', 'new_password needs current_password');
+      if (patch.new_password.length < MIN_PASSWORD_LENGTH || patch.new_password.length > MAX_PASSWORD_LENGTH) {
+        throw new OAuthError('invalid_request', `new_password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+      }
+      if (!(await verifyPassword(user.passwordHash, patch.current_password))) throw new OAuthError('invalid_request', 'current_password is not correct');
+      newHash = await hashPassword(patch.new_password);
+    } else if (patch.current_password !== undefined) {
+      throw new OAuthError('invalid_request', 'current_password is only used with new_password');
+    }
+    const now = this.deps.now();
+    if (name !== undefined) await this.deps.store.users.setName(user.id, name, now);
+    if (newHash) await this.deps.store.users.setPassword(user.id, newHash, now);
+    return this.read(user.id);
+  }
+
+  private async user(userId: string): Promise<User> {
+    const user = await this.deps.store.users.findById(userId);
+    if (!user) throw new OAuthError('not_found', 'The account of this token no longer exists');
+    return user;
+  }
+
+  private async student(user: User) {
+    const linked = await this.deps.store.records.select('students', ['id', 'name', 'status'], [['user_id', '=', user.id]]);
+    const [row] = linked.length ? linked : await this.deps.store.records.select('students', ['id', 'name', 'status'], [['email', '=', user.email.toLowerCase()]]);
+    if (!row) return null;
+    const studentId = String(row.id);
+    return {
+      id: studentId,
+      name: row.name,
+      status: row.status,
+      enrollments: await listAll(this.records, AREAS.enrollments, 'full', { student_id: studentId }),
+      subscriptions: await listAll(this.records, AREAS.subscriptions, 'full', { student_id: studentId }),
+      orders: await listAll(this.records, AREAS.orders, 'full', { student_id: studentId }),
+    };
+  }
+}

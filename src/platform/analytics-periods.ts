@@ -1,0 +1,71 @@
+import { OAuthError } from '../oauth/errors.ts';
+
+/**
+ * Date ranges and period buckets of the analytics report. All in UTC: a day
+ * is 00:00Z to 24:00Z; months are calendar months ("2025-03"); weeks are ISO
+ * 8601 weeks starting on Monday ("2025-W09").
+ */
+export type Interval = 'month' | 'week';
+
+export interface DateRange {
+  /** First instant, epoch ms. */
+  start: number;
+  /** First instant after the range (the day after `to`), epoch ms. */
+  end: number;
+  from: string;
+  to: string;
+}
+
+const DAY = 86_400_000;
+const MAX_YEARS = 5;
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** "YYYY-MM-DD", a real calendar day from 1970 on → its first instant. */
+export function parseDay(name: string, raw: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
+  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
+  if (!m || Number(m[1]) < 1970 || dayString(ms) !== raw) throw new OAuthError('invalid_request', `${name} must be a date as YYYY-MM-DD (1970 or later)`);
+  return ms;
+}
+
+/**
+ * from/to are inclusive days. Defaults: `to` today, `from` the first day of the
+ * month eleven months earlier (twelve calendar months). from after to, or a
+ * range longer than five years, is refused.
+ */
+export function resolveRange(query: { from?: string; to?: string }, now: number): DateRange {
+  const today = Math.floor(now / DAY) * DAY;
+  const to = query.to !== undefined ? parseDay('to', query.to) : today;
+  const toDate = new Date(to);
+  const from = query.from !== undefined ? parseDay('from', query.from) : Date.UTC(toDate.getUTCFullYear(), toDate.getUTCMonth() - 11, 1);
+  if (from > to) throw new OAuthError('invalid_request', 'from must not be after to');
+  const earliest = Date.UTC(toDate.getUTCFullYear() - MAX_YEARS, toDate.getUTCMonth(), toDate.getUTCDate());
+  if (from < earliest) throw new OAuthError('invalid_request', `The range may span at most ${MAX_YEARS} years`);
+  return { start: from, end: to + DAY, from: dayString(from), to: dayString(to) };
+}
+
+/** The label of the period holding an instant. */
+export function periodOf(ms: number, interval: Interval): string {
+  const d = new Date(ms);
+  if (interval === 'month') return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}`;
+  // ISO 8601: a week belongs to the year of its Thursday; week 1 holds the year's first Thursday.
+  const day = Math.floor(ms / DAY) * DAY;
+  const thursday = day + (3 - ((d.getUTCDay() + 6) % 7)) * DAY;
+  const year = new Date(thursday).getUTCFullYear();
+  const week = 1 + Math.floor((thursday - Date.UTC(year, 0, 1)) / (7 * DAY));
+  return `${year}-W${pad(week)}`;
+}
+
+/** Every period overlapping the range, in order: the series have no gaps. */
+export function periodsOf(range: DateRange, interval: Interval): string[] {
+  const out: string[] = [];
+  if (interval === 'month') {
+    const d = new Date(range.start);
+    for (let y = d.getUTCFullYear(), m = d.getUTCMonth(); Date.UTC(y, m, 1) < range.end; m++) out.push(periodOf(Date.UTC(y, m, 1), 'month'));
+    return out;
+  }
+  const monday = range.start - ((new Date(range.start).getUTCDay() + 6) % 7) * DAY;
+  for (let t = monday; t < range.end; t += 7 * DAY) out.push(periodOf(t, 'week'));
+  return out;
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { protect } from '../../resource/fastify-guard.ts';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../users/passwords.ts';
+import { AccountService, type AccountPatch } from '../account.ts';
+import { AREAS } from '../areas.ts';
+import { recordSchema } from '../fields.ts';
+import type { RecordService } from '../records.ts';
+import { errorResponses } from './error-responses.ts';
+import { securityFor } from './openapi-security.ts';
+import { API_PREFIX } from './records-routes.ts';
+import { tokenCaller } from './token-caller.ts';
+
+const ACCOUNT_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string', enum: ['owner', 'admin', 'lecturer', 'student'] },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+    student: {
+      type: 'object',
+      nullable: true,
+      description: "The student record linked to this account or with its email, with that student's own enrollments, subscriptions and orders; null when there is none",
+      properties: {
+        id: { type: 'string' },
+        name: { type: 'string' },
+        status: { type: 'string' },
+        enrollments: { type: 'array', items: recordSchema(AREAS.enrollments.fields) },
+        subscriptions: { type: 'array', items: recordSchema(AREAS.subscriptions.fields) },
+        orders: { type: 'array', items: recordSchema(AREAS.orders.fields) },
+      },
+    },
+  },
+};
+
+const PASSWORD = { type: 'string', maxLength: MAX_PASSWORD_LENGTH };
+
+const ACCOUNT_PATCH_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'name, and/or new_password with current_password. A wrong current_password is 400 invalid_request.',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, description: 'Display name' },
+    current_password: { ...PASSWORD, minLength: 1, description: 'Required with new_password' },
+    new_password: { ...PASSWORD, minLength: MIN_PASSWORD_LENGTH, description: `At least ${MIN_PASSWORD_LENGTH} characters` },
+  },
+};
+
+/** GET and PATCH /api/v1/account: the signed-in user's own account. */
+export function registerAccountRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
+  const account = new AccountService(deps, records);
+  const tags = ['account'];
+  const path = `${API_PREFIX}/account`;
+
+  app.get(path, {
+    preValidation: protect(deps, ['account:read']),
+    schema: {
+      tags,
+      summary: 'Read your account',
+      description: "The token's user, and their own student record with enrollments, subscriptions and orders.",
+      security: securityFor(['account:read']),
+      response: { 200: ACCOUNT_SCHEMA, ...errorResponses([401, 403, 404]) },
+    },
+  }, async (request) => account.read(tokenCaller(request).userId));
+
+  app.patch(path, {
+    preValidation: protect(deps, ['account:write']),
+    schema: {
+      tags,
+      summary: 'Change your name or password',
+      body: ACCOUNT_PATCH_SCHEMA,
+      security: securityFor(['account:write']),
+      response: { 200: ACCOUNT_SCHEMA, ...errorResponses([400, 401, 403, 404]) },
+    },
+  }, async (request) => account.update(tokenCaller(request).userId, request.body as AccountPatch));
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { protect } from '../../resource/fastify-guard.ts';
+import { AnalyticsService, type AnalyticsQuery } from '../analytics.ts';
+import { errorResponses } from './error-responses.ts';
+import { securityFor } from './openapi-security.ts';
+import { API_PREFIX } from './records-routes.ts';
+
+const DAY = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+
+const point = (key: string, description: string) => ({
+  type: 'array',
+  description,
+  items: { type: 'object', properties: { period: { type: 'string', description: 'YYYY-MM, or YYYY-Www for ISO weeks' }, [key]: { type: 'integer' } } },
+});
+
+const REPORT_SCHEMA = {
+  type: 'object',
+  properties: {
+    currency: { type: 'string', description: "The school's currency; revenue is in its minor units" },
+    interval: { type: 'string', enum: ['month', 'week'] },
+    from: { type: 'string', format: 'date' },
+    to: { type: 'string', format: 'date' },
+    enrollments: point('count', 'Enrollments created per period'),
+    revenue: point('total_cents', "Paid orders per period (by paid_at), in the school's currency"),
+    active_students: point('count', 'Distinct students with an enrollment created or an order paid in the period'),
+    totals: {
+      type: 'object',
+      description: 'enrollments and revenue_cents over the range; the others as they are now',
+      properties: {
+        students: { type: 'integer' },
+        courses_published: { type: 'integer' },
+        enrollments: { type: 'integer' },
+        revenue_cents: { type: 'integer' },
+        active_subscriptions: { type: 'integer' },
+      },
+    },
+  },
+};
+
+/** GET /api/v1/analytics: enrollment, revenue and activity figures. */
+export function registerAnalyticsRoutes(app: FastifyInstance, deps: Deps): void {
+  const analytics = new AnalyticsService(deps);
+
+  app.get(`${API_PREFIX}/analytics`, {
+    preValidation: protect(deps, ['analytics:read']),
+    schema: {
+      tags: ['analytics'],
+      summary: 'Read the school analytics',
+      description:
+        'Series per month or ISO week (UTC) between from and to (inclusive days; default the last twelve calendar months up to today). Ranges longer than five years, or from after to, are 400.',
+      querystring: {
+        type: 'object',
+        properties: {
+          from: { ...DAY, description: 'First day, YYYY-MM-DD' },
+          to: { ...DAY, description: 'Last day, YYYY-MM-DD (default today)' },
+          interval: { type: 'string', enum: ['month', 'week'], description: 'month (default) or week' },
+        },
+      },
+      security: securityFor(['analytics:read']),
+      response: { 200: REPORT_SCHEMA, ...errorResponses([400, 401, 403]) },
+    },
+  }, async (request) => analytics.report(request.query as AnalyticsQuery));
+}

@@ -1,0 +1,127 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { protect } from '../../resource/fastify-guard.ts';
+import type { StoredFile } from '../../store/types.ts';
+import { FileService } from '../files/file-service.ts';
+import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
+import { errorResponses } from './error-responses.ts';
+import { securityFor } from './openapi-security.ts';
+import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
+import { API_PREFIX } from './records-routes.ts';
+import { sendFile } from './send-file.ts';
+import { tokenCaller } from './token-caller.ts';
+
+const FILE_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string', description: 'File name as uploaded (last path segment)' },
+    content_type: { type: 'string', enum: [...ALLOWED_CONTENT_TYPES] },
+    size: { type: 'integer', description: 'Bytes' },
+    sha256: { type: 'string', description: 'Hex SHA-256 of the content' },
+    uploaded_by: { type: 'string', nullable: true, description: 'Id of the user who uploaded it' },
+    created_at: { type: 'string', format: 'date-time' },
+    download_url: { type: 'string', description: 'GET it with storage:write to download the bytes' },
+  },
+};
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100, description: 'File id (fil_...); anything else is 404' } } };
+
+/**
+ * Documentation of the multipart body. Validation stays off for it (the parts
+ * are streamed by @fastify/multipart, not parsed into request.body); readUpload checks them.
+ */
+const UPLOAD_BODY = {
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: { file: { type: 'string', format: 'binary', description: `One file of up to 10 MiB: ${ALLOWED_CONTENT_TYPES.join(', ')}` } },
+      },
+    },
+  },
+};
+
+/** storage:write is the only storage scope: it uploads, lists, downloads and deletes. */
+export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
+  const files = new FileService(deps);
+  const tags = ['storage'];
+  const base = `${API_PREFIX}/storage`;
+  const security = securityFor(['storage:write']);
+  const guard = { preValidation: protect(deps, ['storage:write']) };
+  const toJson = (f: StoredFile) => ({
+    id: f.id,
+    name: f.name,
+    content_type: f.contentType,
+    size: f.size,
+    sha256: f.sha256,
+    uploaded_by: f.uploadedBy,
+    created_at: new Date(f.createdAt).toISOString(),
+    download_url: `${deps.config.issuer}${base}/${f.id}/content`,
+  });
+
+  // Multipart parsing exists only inside this plugin: no other route accepts multipart bodies.
+  void app.register(async function storageScope(scope) {
+    await scope.register(multipart, { limits: UPLOAD_LIMITS, throwFileSizeLimit: true });
+
+    scope.post(base, {
+      ...guard,
+      validatorCompiler: () => () => true,
+      schema: {
+        tags,
+        summary: 'Upload a file',
+        description: `multipart/form-data with one file part (10 MiB at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large, 415 for other types or a body that is not multipart.`,
+        body: UPLOAD_BODY,
+        security,
+        response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415]) },
+      },
+    }, async (request, reply) => {
+      const file = await readUpload(request, files, tokenCaller(request).userId);
+      return reply.code(201).send(toJson(file));
+    });
+  });
+
+  app.get(base, {
+    ...guard,
+    schema: {
+      tags,
+      summary: 'List uploaded files',
+      description: 'Newest first.',
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'How many' } } },
+      security,
+      response: { 200: { type: 'object', properties: { data: { type: 'array', items: FILE_SCHEMA } } }, ...errorResponses([400, 401, 403]) },
+    },
+  }, async (request) => ({ data: (await files.list((request.query as { limit: number }).limit)).map(toJson) }));
+
+  app.get(`${base}/:id/content`, {
+    ...guard,
+    schema: {
+      tags,
+      summary: 'Download a file',
+      description: 'The bytes with their content type, as an attachment (x-content-type-options: nosniff).',
+      params: idParams,
+      security,
+      response: { 200: { description: 'The file bytes', type: 'string', format: 'binary' }, ...errorResponses([401, 403, 404]) },
+    },
+  }, async (request, reply) => {
+    const { file, content } = await files.open((request.params as { id: string }).id);
+    return sendFile(reply, file, content, 'attachment', 'private, no-cache');
+  });
+
+  app.delete(`${base}/:id`, {
+    ...guard,
+    schema: {
+      tags,
+      summary: 'Delete a file',
+      description: 'Removes the metadata and the bytes. 409 while a digital product (file_id) or the appearance logo (logo_file_id) uses it.',
+      params: idParams,
+      security,
+      response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses([401, 403, 404, 409]) },
+    },
+  }, async (request, reply) => {
+    await files.delete((request.params as { id: string }).id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,97 @@
+import type { Deps } from '../deps.ts';
+import { OAuthError } from '../oauth/errors.ts';
+
+/** SettingsStore key of the school's settings document. */
+export const SCHOOL_SETTINGS_KEY = 'school';
+
+export interface SchoolSettings {
+  name: string;
+  description: string;
+  locale: string;
+  currency: string;
+  timezone: string;
+  website: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+  legal_name: string | null;
+  address: string | null;
+  /** null until the settings are first changed. */
+  updated_at: string | null;
+}
+
+/** What a school that never changed its settings shows. */
+export const SCHOOL_DEFAULTS: SchoolSettings = {
+  name: 'Lyceum School',
+  description: '',
+  locale: 'en',
+  currency: 'USD',
+  timezone: 'UTC',
+  website: null,
+  contact_email: null,
+  contact_phone: null,
+  legal_name: null,
+  address: null,
+  updated_at: null,
+};
+
+/** Shown to anonymous callers and to tokens without school:read. */
+export const PUBLIC_SCHOOL_FIELDS = ['name', 'description', 'locale', 'currency', 'timezone', 'website'] as const;
+
+/** The full settings with school:read, else the public fields only. */
+export function projectSchool(settings: SchoolSettings, full: boolean): Partial<SchoolSettings> {
+  if (full) return settings;
+  return Object.fromEntries(PUBLIC_SCHOOL_FIELDS.map((k) => [k, settings[k]]));
+}
+
+export type SchoolPatch = Partial<Omit<SchoolSettings, 'updated_at'>>;
+
+/**
+ * Checks JSON Schema cannot express: the locale must be a well-formed BCP 47
+ * tag (stored in its canonical case, "en-us" → "en-US") and the time zone one
+ * the runtime's IANA database knows.
+ */
+function checkPatch(patch: SchoolPatch): SchoolPatch {
+  const out = { ...patch };
+  if (patch.locale !== undefined) {
+    try {
+      out.locale = Intl.getCanonicalLocales(patch.locale)[0] ?? patch.locale;
+    } catch {
+      throw new OAuthError('invalid_request', `locale: "${patch.locale}" is not a BCP 47 language tag`);
+    }
+  }
+  if (patch.timezone !== undefined) {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: patch.timezone });
+    } catch {
+      throw new OAuthError('invalid_request', `timezone: "${patch.timezone}" is not an IANA time zone`);
+    }
+  }
+  return out;
+}
+
+/** The school's settings: one document in the SettingsStore, over documented defaults. */
+export class SchoolSettingsService {
+  constructor(private readonly deps: Deps) {}
+
+  async read(): Promise<SchoolSettings> {
+    const stored = (await this.deps.store.settings.get(SCHOOL_SETTINGS_KEY)) ?? {};
+    const out: Record<string, unknown> = { ...SCHOOL_DEFAULTS };
+    // Only known keys: a document written by another version keeps no stray fields in answers.
+    for (const key of Object.keys(SCHOOL_DEFAULTS)) if (key in stored) out[key] = stored[key];
+    return out as unknown as SchoolSettings;
+  }
+
+  async view(full: boolean): Promise<Partial<SchoolSettings>> {
+    return projectSchool(await this.read(), full);
+  }
+
+  /** Applies a validated patch; null clears an optional field. Last write wins between concurrent patches. */
+  async update(patch: SchoolPatch): Promise<SchoolSettings> {
+    const changes = Object.fromEntries(Object.entries(patch).filter(([k, v]) => k in SCHOOL_DEFAULTS && k !== 'updated_at' && v !== undefined));
+    if (Object.keys(changes).length === 0) throw new OAuthError('invalid_request', 'The body names no setting to change');
+    const now = this.deps.now();
+    const next = { ...(await this.read()), ...checkPatch(changes), updated_at: new Date(now).toISOString() };
+    await this.deps.store.settings.put(SCHOOL_SETTINGS_KEY, next as unknown as Record<string, unknown>, now);
+    return next;
+  }
+}
