@@ -8,8 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { isolatedDatabase } from '../helpers/postgres-database.ts';
 
-const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
-const SCOPED_TOOLS = ['list_students', 'list_orders', 'update_course'];
+const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
+const SCOPED_TOOLS = ['list_students', 'list_orders', 'get_analytics', 'update_course'];
 
 /** The structured key and REST path of each catalog list tool. */
 const LIST_TOOLS: { tool: string; key: string; path: string }[] = [
@@ -97,7 +97,24 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
     });
 
     it('calls every catalog tool: each result has structured content and a text item', async () => {
-      for (const name of CATALOG_TOOLS) expectToolResult(await call(name), name);
+      for (const name of CATALOG_TOOLS) expectToolResult(await call(name, name === 'get_course' ? { id: seeded.courses.published[0] } : {}), name);
+    });
+
+    it('get_course returns the course and its outline exactly as the anonymous REST API does', async () => {
+      const id = seeded.courses.published[0]!;
+      const { structured, text } = expectToolResult(await call('get_course', { id }), 'get_course');
+      const course = (await (await fetch(`${server.issuer}/api/v1/courses/${id}`)).json()) as Record<string, unknown>;
+      const outline = (await (await fetch(`${server.issuer}/api/v1/courses/${id}/curriculum`)).json()) as { sections: unknown[] };
+      expect(structured.course).toEqual(course);
+      expect(structured.curriculum).toEqual(outline.sections);
+      expect(text).toContain(String(course.title));
+      expect(JSON.stringify(structured)).not.toContain('"content"');
+    });
+
+    it('get_course treats a draft course as unknown, as a tool error and not a transport error', async () => {
+      const result = await call('get_course', { id: seeded.courses.draft[0] });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/No course/);
     });
 
     it('get_site_info counts what the REST API shows', async () => {

@@ -14,7 +14,7 @@ import { UserAgent } from '../helpers/user-agent.ts';
 
 /** ACCESS_TOKEN_TTL_SECONDS default, plus a second. */
 const PAST_ACCESS_TTL_MS = 3601_000;
-const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
+const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -70,11 +70,11 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
     it('the PRM of /mcp names the MCP resource, the issuer and exactly the scoped tools\' scopes', () => {
       expect(prm.resource).toBe(mcpUrl);
       expect(prm.authorization_servers).toEqual([server.issuer]);
-      expect([...prm.scopes_supported].sort()).toEqual(['courses:write', 'orders:read', 'students:read']);
+      expect([...prm.scopes_supported].sort()).toEqual(['analytics:read', 'courses:write', 'orders:read', 'students:read']);
     });
 
     it('an anonymous call of a scoped tool is 401 invalid_request without WWW-Authenticate', async () => {
-      for (const name of ['list_students', 'list_orders', 'update_course']) {
+      for (const name of ['list_students', 'list_orders', 'get_analytics', 'update_course']) {
         const res = await mcpPost(server.issuer, toolCall(name, name === 'update_course' ? { id: seeded.courses.published[0], title: 'x' } : {}));
         expect({ status: res.status, body: res.json }, res.text).toEqual({ status: 401, body: { error: 'invalid_request', error_description: expect.stringContaining(prmUrl) } });
         expect(res.headers.get('www-authenticate'), name).toBeNull();
@@ -148,6 +148,17 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       const orders = resultOf(await mcpPost(server.issuer, toolCall('list_orders'), { authorization: `Bearer ${token}` })) as CallResult;
       expect(ids(orders.structuredContent?.orders)).toEqual(seeded.orders);
       expectChallenge(await mcpPost(server.issuer, toolCall('update_course', { id: seeded.courses.published[0], title: 'x', dry_run: true }), { authorization: `Bearer ${token}` }), 403, 'insufficient_scope', 'courses:write');
+    });
+
+    it('get_analytics with analytics:read returns the same report as GET /api/v1/analytics', async () => {
+      const { token } = await accessToken('analytics:read', mcpUrl);
+      const result = resultOf(await mcpPost(server.issuer, toolCall('get_analytics', { interval: 'month' }), { authorization: `Bearer ${token}` })) as CallResult;
+      expect(result.isError ?? false).toBe(false);
+      const { token: apiToken } = await accessToken('analytics:read');
+      const rest = await readJson(await fetch(`${server.issuer}/api/v1/analytics?interval=month`, { headers: { authorization: `Bearer ${apiToken}` } }));
+      expect(result.structuredContent).toEqual(rest.json);
+      expect(result.content[0]?.text).toMatch(/Totals:/);
+      expectChallenge(await mcpPost(server.issuer, toolCall('get_analytics'), { authorization: `Bearer ${token}x` }), 401, 'invalid_token');
     });
 
     it('update_course with courses:write: dry_run changes nothing, dry_run false changes the course', async () => {
@@ -298,7 +309,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expect(since(before).find((e) => at(e) === 'POST /mcp')).toMatchObject({ status: 200, authorization: `Bearer ${tokens.access_token}` });
       // The token's tools are listed too.
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([...CATALOG_TOOLS, 'list_students', 'list_orders', 'update_course'].sort());
+      expect(tools.map((t) => t.name).sort()).toEqual([...CATALOG_TOOLS, 'list_students', 'list_orders', 'get_analytics', 'update_course'].sort());
     });
 
     it('the issued token is bound to {issuer}/mcp with exactly the PRM scopes, and refused by the API', async () => {

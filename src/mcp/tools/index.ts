@@ -2,11 +2,14 @@ import { declareScopes } from '../../resource/protected-resources.ts';
 import type { ToolDef } from '../tool.ts';
 import { listDigitalProducts, listEvents, listLecturers, listMembershipPlans, listPosts, searchCourses } from './catalog.ts';
 import { getSiteInfo, listOrders, listStudents, updateCourse } from './school.ts';
+import { getCourse } from './course.ts';
+import { getAnalytics } from './analytics.ts';
 
 /** Every MCP tool, in the order tools/list shows them. */
 export const TOOLS: readonly ToolDef[] = [
   getSiteInfo,
   searchCourses,
+  getCourse,
   listLecturers,
   listMembershipPlans,
   listDigitalProducts,
@@ -14,6 +17,7 @@ export const TOOLS: readonly ToolDef[] = [
   listPosts,
   listStudents,
   listOrders,
+  getAnalytics,
   updateCourse,
 ];
 

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { AnalyticsService } from '../../platform/analytics.ts';
+import { formatMoney } from '../format.ts';
+import { defineTool } from '../tool.ts';
+
+export const getAnalytics = defineTool({
+  name: 'get_analytics',
+  title: 'School analytics',
+  description: 'Enrollments, revenue and active students per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics). Needs analytics:read.',
+  scopes: ['analytics:read'],
+  readOnly: true,
+  input: {
+    from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('First day, YYYY-MM-DD (default: 12 months ago)'),
+    to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('Last day, YYYY-MM-DD (default: today)'),
+    interval: z.enum(['month', 'week']).default('month'),
+  },
+  async run(ctx, args) {
+    const report = await new AnalyticsService(ctx.deps).report({
+      interval: args.interval,
+      ...(args.from ? { from: args.from } : {}),
+      ...(args.to ? { to: args.to } : {}),
+    });
+    const r = report;
+    const lines = [
+      `Totals: ${r.totals.students} students, ${r.totals.enrollments} enrollments and ${formatMoney(r.totals.revenue_cents, r.currency)} revenue in the range, ${r.totals.active_subscriptions} active subscriptions.`,
+      ...r.revenue.map((p, i) => `${p.period}: ${formatMoney(p.total_cents, r.currency)}, ${r.enrollments[i]?.count ?? 0} enrollments`),
+    ];
+    return { structured: { ...report }, text: lines.join('\n') };
+  },
+});
