@@ -100,7 +100,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
-    secureCookies: (e.PUBLIC_URL ?? '').startsWith('https:'),
+    secureCookies: new URL(parseIssuer(e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`)).protocol === 'https:',
   };
 }
 
@@ -109,10 +109,10 @@ function parseIssuer(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`PUBLIC_URL: "${raw}" is not an absolute URL`);
+    throw new ConfigError(`PUBLIC_URL: ${JSON.stringify(raw)} is not an absolute URL`);
   }
   // RFC 8414 §2: the issuer is a URL using the https scheme with no query or fragment components.
-  if (url.search || url.hash || url.username || url.password) {
+  if (raw.includes('?') || raw.includes('#') || url.username || url.password) {
     throw new ConfigError('PUBLIC_URL: must have no query, fragment or credentials');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import { AUTHORIZE_SCHEMA, HIDDEN } from '../../discovery/oauth-schemas.ts';
+import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { verifyPassword } from '../../users/passwords.ts';
 import { consentPage } from '../../web/pages/consent.ts';
 import { signInPage } from '../../web/pages/sign-in.ts';
@@ -101,7 +103,7 @@ async function validated(request: FastifyRequest, reply: FastifyReply, params: R
 export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void {
   const html = { config: { html: true } };
 
-  app.get(ENDPOINTS.authorization, html, async (request, reply) => {
+  app.get(ENDPOINTS.authorization, { ...html, schema: AUTHORIZE_SCHEMA }, async (request, reply) => {
     const params = request.query as RawParams;
     const req = await validated(request, reply, params, deps);
     if (!req) return reply;
@@ -125,7 +127,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     return showConsent(reply, req, user, params);
   });
 
-  app.post(WEB_PATHS.decision, { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
+  app.post(WEB_PATHS.decision, { ...html, schema: HIDDEN, preValidation: app.csrfProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const req = await validated(request, reply, body, deps);
     if (!req) return reply;
@@ -144,7 +146,8 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     throw new OAuthError('invalid_request', 'decision must be approve or deny');
   });
 
-  app.post(WEB_PATHS.signIn, { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
+  const signInLimit = { config: { ...html.config, rateLimit: rateLimitPerMinute(deps.config.rateLimits.signInPerMinute) } };
+  app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.csrfProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';
@@ -161,7 +164,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     return reply.code(303).header('cache-control', 'no-store').redirect(returnTo, 303);
   });
 
-  app.get(WEB_PATHS.signIn, html, async (request, reply) => {
+  app.get(WEB_PATHS.signIn, { ...html, schema: HIDDEN }, async (request, reply) => {
     const returnTo = safeReturnTo((request.query as RawParams).return_to);
     return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.generateCsrf(), returnTo }));
   });
@@ -169,7 +172,8 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
 
 /** Only Lyceum's own pages that sign-in leads back to: never an open redirect. */
 function safeReturnTo(value: unknown): string {
-  if (typeof value !== 'string' || value.includes('\\') || value.length >= 8000) return '/';
+  // Printable ASCII only: it becomes a Location header, and Lyceum's own links are always URL-encoded.
+  if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\') || value.length >= 8000) return '/';
   if (value.startsWith(`${ENDPOINTS.authorization}?`) || value === APPS_PATH) return value;
   return '/';
 }

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { OAuthError } from '../oauth/errors.ts';
+
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 20 || typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some((v) => holdsNul(v, depth + 1));
+  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v, depth + 1));
+}
+
+/**
+ * No parameter Lyceum accepts may contain a NUL character: PostgreSQL cannot
+ * store one in text, and no legitimate client sends one. Refused up front for
+ * every route, so both stores answer the same clear 400.
+ */
+export function rejectNulCharacters(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (holdsNul(request.query) || holdsNul(request.params) || holdsNul(request.body)) {
+      throw new OAuthError('invalid_request', 'Parameters must not contain NUL characters');
+    }
+  });
+}
