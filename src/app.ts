@@ -6,7 +6,11 @@ import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { registerErrorHandling, sendError } from './http/error-handler.ts';
+import { rejectNulCharacters } from './http/reject-nul.ts';
+import { setStrictBodyValidation } from './http/validators.ts';
+import { registerRateLimit } from './http/rate-limit.ts';
+import { OneLinePerRequest } from './http/request-log.ts';
 import { serializeRequest } from './http/log-redaction.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize/routes.ts';
 import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
@@ -43,17 +47,23 @@ const hopCount = (n: number) => (_address: string, hop: number) => hop < n;
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, serializers: { req: serializeRequest } },
+    logController: new OneLinePerRequest(),
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
     bodyLimit: 64 * 1024,
     // Unknown query/body shapes are ours to judge, with OAuth errors rather than framework ones.
     routerOptions: { maxParamLength: 500 },
+    // Errors the router raises before any route (bad URL encoding, over-long parameters) get the same error shape.
+    frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   });
+  rejectNulCharacters(app);
+  setStrictBodyValidation(app);
 
   registerErrorHandling(app);
   // Response schemas document the API (/openapi.json); bodies are serialized as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(swagger, openApiOptions(deps.config.issuer));
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await registerRateLimit(app, deps.config);
   await app.register(cookie);
   await app.register(csrf, {
     cookieKey: deps.config.secureCookies ? '__Host-lyceum_csrf' : 'lyceum_csrf',

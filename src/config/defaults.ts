@@ -60,4 +60,26 @@ export const SETTINGS: readonly SettingDoc[] = [
   },
   { env: 'ID_TOKEN_TTL_SECONDS', default: '3600', description: 'Lifetime of an ID token (60-86400); retired signing keys stay published this long.' },
   { env: 'REGISTRATION_BODY_LIMIT', default: '16384', description: 'Largest registration request body in bytes.' },
+  {
+    env: 'RATE_LIMIT_REGISTER_PER_MINUTE',
+    default: '60',
+    description: 'Client registrations accepted per client IP address per minute (0-100000, 0 disables the limit); more get 429 too_many_requests.',
+  },
+  {
+    env: 'RATE_LIMIT_SIGN_IN_PER_MINUTE',
+    default: '30',
+    description: 'Sign-in form submissions accepted per client IP address per minute (0-100000, 0 disables the limit); more get a 429 page.',
+  },
+  {
+    env: 'REDIS_URL',
+    default: '(none: each instance counts rate limits in its own memory)',
+    description:
+      'redis:// or rediss:// URL. When set, rate-limit counters are kept in Redis and shared by every instance; set it when several instances serve one site.',
+  },
+  { env: 'REDIS_KEY_PREFIX', default: 'lyceum:', description: 'Prefix of the rate-limit keys Lyceum writes to Redis.' },
+  {
+    env: 'PURGE_INTERVAL_SECONDS',
+    default: '600',
+    description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, in small batches (1-86400).',
+  },
 ] as const;

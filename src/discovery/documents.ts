@@ -1,5 +1,50 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { RecordService } from '../platform/records.ts';
+import { authMarkdown } from './auth-md.ts';
+import { DOCUMENT_PATHS, llmsText } from './llms-txt.ts';
+import { pricingMarkdown } from './pricing-md.ts';
+import { schoolProfile } from './school.ts';
+
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+
+/** OpenAPI description of a text document route. */
+const documentSchema = (summary: string, description: string, mediaType: string) => ({
+  tags: ['discovery'],
+  summary,
+  description,
+  produces: [mediaType.split(';')[0]!],
+  response: { 200: { type: 'string', description: summary } },
+});
+
+/**
+ * Documents are built on every request: they read the live configuration and
+ * data, so caches must check back (no-cache) rather than keep a stale copy.
+ */
+function send(reply: FastifyReply, type: string, body: string): FastifyReply {
+  return reply.header('cache-control', 'no-cache').type(type).send(body);
+}
 
 /** /auth.md, /llms.txt and /pricing.md: generated from the registries and live data. */
-export function registerDocumentRoutes(_app: FastifyInstance, _deps: Deps): void {}
+export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
+  const records = new RecordService(deps);
+
+  app.get(
+    DOCUMENT_PATHS.auth,
+    { schema: documentSchema('Authentication walkthrough', 'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.', MARKDOWN) },
+    async (_request, reply) => send(reply, MARKDOWN, authMarkdown(deps.config)),
+  );
+
+  app.get(
+    DOCUMENT_PATHS.llms,
+    { schema: documentSchema('Index for AI agents', 'llms.txt (https://llmstxt.org/): the school, then links to the documentation, the MCP server and the public catalog.', TEXT) },
+    async (_request, reply) => send(reply, TEXT, llmsText(deps.config.issuer, await schoolProfile(deps))),
+  );
+
+  app.get(
+    DOCUMENT_PATHS.pricing,
+    { schema: documentSchema('Pricing', 'What the school sells, as Markdown, from the live catalog: published courses, membership plans and digital products, and upcoming events, with prices in the school currency.', MARKDOWN) },
+    async (_request, reply) => send(reply, MARKDOWN, await pricingMarkdown(deps, records)),
+  );
+}

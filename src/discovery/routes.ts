@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import type { KeyRing } from '../oidc/keyring.ts';
@@ -7,23 +7,59 @@ import { authorizationServerMetadata, protectedResourceMetadata } from './metada
 
 const cacheable = (reply: FastifyReply) => reply.header('cache-control', 'public, max-age=300');
 
+/** JSON Schema of a document, read off an instance of it: the description follows the code that builds it. */
+function schemaOf(value: unknown): Record<string, unknown> {
+  if (Array.isArray(value)) return { type: 'array', items: value.length > 0 ? schemaOf(value[0]) : {} };
+  if (value !== null && typeof value === 'object') {
+    return { type: 'object', properties: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v)])) };
+  }
+  if (typeof value === 'number') return { type: Number.isInteger(value) ? 'integer' : 'number' };
+  if (typeof value === 'boolean') return { type: 'boolean' };
+  return { type: 'string' };
+}
+
+const documentSchema = (summary: string, description: string, example: unknown, produces?: string): FastifySchema => ({
+  tags: ['discovery'],
+  summary,
+  description,
+  ...(produces ? { produces: [produces] } : {}),
+  response: { 200: { ...schemaOf(example), description: summary } },
+});
+
 /** The well-known documents. Any other /.well-known path falls to the JSON 404. */
 export function registerDiscoveryRoutes(app: FastifyInstance, deps: Deps, keys: KeyRing): void {
   const asMetadata = async (_req: unknown, reply: FastifyReply) => {
     cacheable(reply);
     return authorizationServerMetadata(deps.config.issuer);
   };
-  app.get('/.well-known/oauth-authorization-server', asMetadata);
-  app.get('/.well-known/openid-configuration', asMetadata);
-  app.get(PRM_PATHS.api, async (_req, reply) => {
+  const asExample = authorizationServerMetadata(deps.config.issuer);
+  const prmExample = protectedResourceMetadata(deps.config.issuer, 'api');
+  app.get('/.well-known/oauth-authorization-server', {
+    schema: documentSchema('Authorization server metadata', 'RFC 8414: every endpoint, grant type, scope and client authentication method; authoritative if other documents disagree.', asExample),
+  }, asMetadata);
+  app.get('/.well-known/openid-configuration', {
+    schema: documentSchema('OpenID Connect discovery', 'OpenID Connect Discovery 1.0 §3: the same document as the authorization server metadata.', asExample),
+  }, asMetadata);
+  app.get(PRM_PATHS.api, {
+    schema: documentSchema('Protected resource metadata of the API', 'RFC 9728: resource is the issuer; authorization_servers[0] is the issuer; lists every scope.', prmExample),
+  }, async (_req, reply) => {
     cacheable(reply);
     return protectedResourceMetadata(deps.config.issuer, 'api');
   });
-  app.get(PRM_PATHS.mcp, async (_req, reply) => {
+  app.get(PRM_PATHS.mcp, {
+    schema: documentSchema('Protected resource metadata of the MCP server', 'RFC 9728: resource is {issuer}/mcp; lists only the scopes the MCP tools use.', prmExample),
+  }, async (_req, reply) => {
     cacheable(reply);
     return protectedResourceMetadata(deps.config.issuer, 'mcp');
   });
-  app.get(ENDPOINTS.jwks, async (_req, reply) => {
+  app.get(ENDPOINTS.jwks, {
+    schema: documentSchema(
+      'ID token signing keys',
+      'JSON Web Key Set (RFC 7517) with the public keys of the ID token signatures; retired keys stay until their tokens expire.',
+      { keys: [{ kty: 'RSA', kid: 'key id', alg: 'RS256', use: 'sig', n: 'modulus', e: 'AQAB' }] },
+      'application/jwk-set+json',
+    ),
+  }, async (_req, reply) => {
     // Short cache: verifiers must see a rotated key soon after `lyceum keys rotate`.
     reply.header('cache-control', 'public, max-age=60').type('application/jwk-set+json; charset=utf-8');
     return keys.jwks();

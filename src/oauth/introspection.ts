@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { INTROSPECTION_SCHEMA } from '../discovery/oauth-schemas.ts';
 import { resourcesFor } from './resources.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { authenticateClient } from './token/client-auth.ts';
@@ -12,7 +13,7 @@ import { sha256 } from './tokens/secrets.ts';
  * only its own tokens: anything else is `{"active": false}`.
  */
 export function registerIntrospectionRoute(app: FastifyInstance, deps: Deps): void {
-  app.post(ENDPOINTS.introspection, async (request, reply) => {
+  app.post(ENDPOINTS.introspection, { schema: INTROSPECTION_SCHEMA }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const body = formBody(request);
     const presented = requiredParam(body, 'token', 200);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { USERINFO_SCHEMA } from '../discovery/oauth-schemas.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { protect } from '../resource/fastify-guard.ts';
@@ -29,6 +30,6 @@ export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
     };
   };
   const preValidation = protect(deps, ['openid']);
-  app.get(ENDPOINTS.userinfo, { preValidation }, handler);
-  app.post(ENDPOINTS.userinfo, { preValidation }, handler);
+  app.get(ENDPOINTS.userinfo, { preValidation, schema: USERINFO_SCHEMA }, handler);
+  app.post(ENDPOINTS.userinfo, { preValidation, schema: USERINFO_SCHEMA }, handler);
 }

@@ -50,9 +50,9 @@ export function outputSchema(f: FieldDef): Record<string, unknown> {
   }
 }
 
-/** JSON Schema of one field as input (create / update). */
+/** JSON Schema of one field as input (create / update). An optional field may be null, which clears it. */
 export function inputSchema(f: FieldDef): Record<string, unknown> {
-  const base = { description: f.description };
+  const base = { description: f.description, ...(f.required ? {} : { nullable: true }) };
   switch (f.type) {
     case 'string':
       return { ...base, type: 'string', minLength: f.required ? 1 : 0, maxLength: f.max ?? 200 };

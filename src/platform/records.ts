@@ -37,7 +37,9 @@ function encodeCursor(key: [unknown, string]): string {
 function decodeCursor(cursor: string): [unknown, string] {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[1] === 'string' && ['string', 'number'].includes(typeof v[0])) return v as [unknown, string];
+    // Every sort column is a whole number (times, positions) and ids are short tokens: anything
+    // else was not made here, and must not reach a query where PostgreSQL would refuse its type.
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(v[1])) return v as [unknown, string];
   } catch {
     /* falls through to the error below */
   }
@@ -152,10 +154,14 @@ export class RecordService {
     await this.deps.store.records.delete(area.name, id);
   }
 
+  /** Every declared default as a column value, server-set (read-only) fields included. */
   private defaults(area: AreaDef): Row {
-    const out: Record<string, unknown> = {};
-    for (const [name, f] of Object.entries(area.fields)) if (f.default !== undefined) out[name] = f.default;
-    return recordToRow(area.fields, out);
+    const out: Row = {};
+    for (const [name, f] of Object.entries(area.fields)) {
+      if (f.default === undefined) continue;
+      out[name] = f.type === 'json' ? JSON.stringify(f.default) : f.type === 'boolean' ? (f.default ? 1 : 0) : f.default;
+    }
+    return out;
   }
 
   /** Fields computed from others: a lesson's course comes from its section. */

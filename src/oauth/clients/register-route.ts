@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import { REGISTRATION_SCHEMA } from '../../discovery/oauth-schemas.ts';
+import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
 import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
@@ -8,7 +10,8 @@ import { validateClientMetadata } from './validate-metadata.ts';
 
 /** POST /api/oauth/register — RFC 7591 dynamic client registration, open to loopback clients. */
 export function registerRegistrationRoute(app: FastifyInstance, deps: Deps): void {
-  app.post(ENDPOINTS.registration, { bodyLimit: deps.config.registrationBodyLimit }, async (request, reply) => {
+  const rateLimit = rateLimitPerMinute(deps.config.rateLimits.registerPerMinute);
+  app.post(ENDPOINTS.registration, { bodyLimit: deps.config.registrationBodyLimit, config: { rateLimit }, schema: REGISTRATION_SCHEMA }, async (request, reply) => {
     // RFC 7591 §3.1: the client sends its metadata "using the application/json format". Refusing forms
     // also keeps any web page from registering clients through a plain HTML form.
     if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {

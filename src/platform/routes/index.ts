@@ -9,14 +9,21 @@ import { registerRecordRoutes } from './records-routes.ts';
 import { registerSchoolRoutes } from './school-routes.ts';
 import { registerStorageRoutes } from './storage-routes.ts';
 
-/** Every /api/v1 route: the generic area routes, then the areas with routes of their own. */
+/**
+ * Every /api/v1 route: the generic area routes, then the areas with routes of
+ * their own. The JSON API takes JSON (and multipart uploads): an HTML form
+ * posted here gets 415, so no cross-site form can write through it.
+ */
 export function registerPlatformRoutes(app: FastifyInstance, deps: Deps): void {
-  const records = new RecordService(deps);
-  registerRecordRoutes(app, deps, records);
-  registerSchoolRoutes(app, deps);
-  registerAppearanceRoutes(app, deps);
-  registerCurriculumRoutes(app, deps, records);
-  registerStorageRoutes(app, deps);
-  registerAnalyticsRoutes(app, deps);
-  registerAccountRoutes(app, deps, records);
+  void app.register(async (api) => {
+    api.removeContentTypeParser('application/x-www-form-urlencoded');
+    const records = new RecordService(deps);
+    registerRecordRoutes(api, deps, records);
+    registerSchoolRoutes(api, deps);
+    registerAppearanceRoutes(api, deps);
+    registerCurriculumRoutes(api, deps, records);
+    registerStorageRoutes(api, deps);
+    registerAnalyticsRoutes(api, deps);
+    registerAccountRoutes(api, deps, records);
+  });
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuthorizationCode, CodeStore } from '../types.ts';
 import type { CodesTable, Database } from './schema.ts';
-import { tokenRow } from './tokens.ts';
+import { purgeInBatches, tokenRow } from './tokens.ts';
 
 function toCode(row: Selectable<CodesTable>): AuthorizationCode {
   return {
@@ -69,8 +69,14 @@ export function kyselyCodeStore(db: Kysely<Database>): CodeStore {
       return row ? { status: 'already_consumed', code: toCode(row) } : { status: 'unknown' };
     },
     async purgeExpired(before) {
-      const r = await db.deleteFrom('authorization_codes').where('expires_at', '<', before).executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return purgeInBatches(async (limit) => {
+        const r = await db
+          .deleteFrom('authorization_codes')
+          .where('hash', 'in', db.selectFrom('authorization_codes').select('hash').where('expires_at', '<', before).limit(limit))
+          .executeTakeFirst();
+        const deleted = Number(r.numDeletedRows);
+        return { deleted, examined: deleted };
+      });
     },
   };
 }

@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
@@ -35,10 +37,13 @@ const STATEMENT_CACHE_SIZE = 500;
  * lookup. Safe because better-sqlite3 runs each statement to completion
  * synchronously (nothing here streams with iterate()).
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+function withStatementCache(sqlite: SQLite.Database, onClose: () => void): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
-    close: () => sqlite.close(),
+    close: () => {
+      onClose();
+      sqlite.close();
+    },
     prepare(sql: string) {
       let stmt = cache.get(sql);
       if (stmt) {
@@ -53,6 +58,64 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
+/** How often the checkpointer copies committed WAL pages into the database file. */
+const CHECKPOINT_EVERY_MS = 250;
+/** SQLite's own default, restored when the checkpointer is not running. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+/** The checkpointer thread: a connection of its own that runs PASSIVE checkpoints on a timer. */
+const CHECKPOINTER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('synchronous = NORMAL');
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or interrupted: the next round copies what is left.
+  }
+}, workerData.every);
+parentPort.once('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+parentPort.postMessage('ready');
+`;
+
+/**
+ * Moves WAL checkpoints off the event loop. SQLite checkpoints inside the
+ * commit that crosses wal_autocheckpoint, and better-sqlite3 runs that
+ * commit on the event loop: a checkpoint (page copies and an fsync) stalled
+ * every request for tens of milliseconds under write load, and a purge of
+ * many rows hit one every few batches. A worker thread with its own
+ * connection checkpoints instead; the server's connection stops doing it
+ * once the worker is up, and resumes if the worker fails. Returns the stop
+ * function.
+ */
+function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
+  const worker = new Worker(CHECKPOINTER, {
+    eval: true,
+    execArgv: [],
+    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: CHECKPOINT_EVERY_MS },
+  });
+  worker.unref();
+  let stopped = false;
+  const fallBack = () => {
+    if (!stopped && sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+  };
+  worker.on('message', (m) => {
+    if (m === 'ready' && !stopped && sqlite.open) sqlite.pragma('wal_autocheckpoint = 0');
+  });
+  worker.on('error', fallBack);
+  worker.on('exit', fallBack);
+  return () => {
+    stopped = true;
+    worker.postMessage('close');
+  };
+}
+
 function openSqlite(file: string): Kysely<Database> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new SQLite(file);
@@ -62,7 +125,8 @@ function openSqlite(file: string): Kysely<Database> {
   sqlite.pragma('foreign_keys = ON');
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const stopCheckpointer = file === ':memory:' ? () => {} : startCheckpointer(sqlite, file);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpointer) }) });
 }
 
 function openPostgres(url: string): Kysely<Database> {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SessionStore } from '../types.ts';
 import type { Database } from './schema.ts';
+import { purgeInBatches } from './tokens.ts';
 
 export function kyselySessionStore(db: Kysely<Database>): SessionStore {
   return {
@@ -30,8 +31,14 @@ export function kyselySessionStore(db: Kysely<Database>): SessionStore {
       await db.deleteFrom('sessions').where('hash', '=', hash).execute();
     },
     async purgeExpired(before) {
-      const r = await db.deleteFrom('sessions').where('expires_at', '<', before).executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return purgeInBatches(async (limit) => {
+        const r = await db
+          .deleteFrom('sessions')
+          .where('hash', 'in', db.selectFrom('sessions').select('hash').where('expires_at', '<', before).limit(limit))
+          .executeTakeFirst();
+        const deleted = Number(r.numDeletedRows);
+        return { deleted, examined: deleted };
+      });
     },
   };
 }

@@ -38,6 +38,36 @@ export function tokenRow(t: Token): Insertable<TokensTable> {
   };
 }
 
+/** Bounds of the rows one purge statement deletes (or, walking for revoked tokens, examines). */
+export const PURGE_BATCH = { first: 200, min: 50, max: 5000 } as const;
+/** What one purge statement may take: better-sqlite3 blocks the event loop (and holds the writer) meanwhile. */
+const PURGE_STATEMENT_MS = 4;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `step` with a row limit until it reports fewer rows than asked,
+ * sizing each batch from how long the previous one took so no statement runs
+ * much longer than PURGE_STATEMENT_MS, and pausing as long as it ran in
+ * between so requests keep at least half of the process. Whatever the
+ * backlog, a purge never holds the SQLite writer (or PostgreSQL row locks)
+ * for long. Returns the rows deleted.
+ */
+export async function purgeInBatches(step: (limit: number) => Promise<{ deleted: number; examined: number }>): Promise<number> {
+  let limit: number = PURGE_BATCH.first;
+  let total = 0;
+  for (;;) {
+    const started = performance.now();
+    const { deleted, examined } = await step(limit);
+    const took = performance.now() - started;
+    total += deleted;
+    if (examined < limit) return total;
+    const scaled = Math.round((limit * PURGE_STATEMENT_MS) / Math.max(took, 0.1));
+    limit = Math.min(PURGE_BATCH.max, Math.max(PURGE_BATCH.min, Math.min(limit * 2, Math.max(Math.floor(limit / 2), scaled))));
+    await pause(Math.max(1, took));
+  }
+}
+
 export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
   const insert = async (q: Kysely<Database>, tokens: Token[]) => {
     if (tokens.length === 0) return;
@@ -48,10 +78,14 @@ export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
       .execute();
   };
 
+  // The lookup behind every bearer-protected request, built and compiled once; only the hash changes.
+  const findByHash = db.selectFrom('tokens').selectAll().where('hash', '=', '').compile();
+
   return {
     insert: (tokens) => insert(db, tokens),
     async find(hash) {
-      const row = await db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+      const { rows } = await db.executeQuery<Selectable<TokensTable>>({ ...findByHash, parameters: [hash] });
+      const row = rows[0];
       return row && toToken(row);
     },
     async rotate(hash, now, successors) {
@@ -105,11 +139,32 @@ export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
       return Number(r.numUpdatedRows);
     },
     async purgeExpired(before) {
-      const r = await db
-        .deleteFrom('tokens')
-        .where((eb) => eb.or([eb('expires_at', '<', before), eb('revoked_at', '<', before)]))
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      // Expired tokens, found through the expires_at index, a batch per statement.
+      const expired = await purgeInBatches(async (limit) => {
+        const r = await db
+          .deleteFrom('tokens')
+          .where('hash', 'in', db.selectFrom('tokens').select('hash').where('expires_at', '<', before).limit(limit))
+          .executeTakeFirst();
+        const deleted = Number(r.numDeletedRows);
+        return { deleted, examined: deleted };
+      });
+      // Revoked ones not yet expired: revoked_at has no index, so walk the primary key in bounded
+      // ranges instead of letting one statement scan the whole table.
+      let after = '';
+      const revoked = await purgeInBatches(async (limit) => {
+        const keys = await db.selectFrom('tokens').select('hash').where('hash', '>', after).orderBy('hash').limit(limit).execute();
+        const last = keys.at(-1)?.hash;
+        if (last === undefined) return { deleted: 0, examined: 0 };
+        const r = await db
+          .deleteFrom('tokens')
+          .where('hash', '>', after)
+          .where('hash', '<=', last)
+          .where('revoked_at', '<', before)
+          .executeTakeFirst();
+        after = last;
+        return { deleted: Number(r.numDeletedRows), examined: keys.length };
+      });
+      return expired + revoked;
     },
   };
 }

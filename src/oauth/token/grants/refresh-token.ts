@@ -56,8 +56,9 @@ export const refreshTokenGrant = {
       const rotatedAt = result.token.rotatedAt ?? 0;
       const successor = await deps.store.tokens.find(sha256(pair.refreshToken!));
       const access = await deps.store.tokens.find(sha256(pair.accessToken));
-      const sinceRotation = now - rotatedAt;
-      const withinGrace = deps.config.refreshGrace > 0 && sinceRotation >= 0 && sinceRotation <= deps.config.refreshGrace * 1000;
+      // A request that started before the winner's rotation (negative difference) raced it: same window.
+      // With a grace of 0 every replay ends the family, even one in the same millisecond.
+      const withinGrace = deps.config.refreshGrace > 0 && now - rotatedAt <= deps.config.refreshGrace * 1000;
       if (withinGrace && successor && access && successor.revokedAt === null && successor.rotatedAt === null) {
         const expiresIn = Math.max(0, Math.floor((access.expiresAt - now) / 1000));
         return tokenResponse(pair, access.scope, expiresIn);

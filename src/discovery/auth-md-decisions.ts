@@ -1,0 +1,101 @@
+import type { Config } from '../config/index.ts';
+import { ENDPOINTS } from '../oauth/endpoints.ts';
+import { resourcesFor } from '../oauth/resources.ts';
+import { PREFIX } from '../oauth/tokens/secrets.ts';
+import { ROLE_CLAIM } from '../oidc/userinfo.ts';
+import { SIGNING_ALGS } from '../oidc/keyring.ts';
+import { bullets, code, duration } from './markdown.ts';
+
+/**
+ * The choices Lyceum's code makes where spec/access-api.md says nothing,
+ * grouped by endpoint. Values come from the live configuration.
+ */
+export function decisions(config: Config): string {
+  const r = resourcesFor(config.issuer);
+  const groups: [string, string[]][] = [
+    [
+      'Registration',
+      [
+        'Defaults for absent fields: `token_endpoint_auth_method` `none`, `grant_types` `["authorization_code","refresh_token"]`, `response_types` `["code"]`, `application_type` `native`. `application_type` `web` is accepted but changes nothing: the loopback rules apply to every client.',
+        `The body must be \`application/json\` (else 415 \`invalid_request\`), so no plain HTML form on another site can register clients. Largest body: ${config.registrationBodyLimit} bytes.`,
+        config.rateLimits.registerPerMinute > 0
+          ? `At most ${config.rateLimits.registerPerMinute} registrations per client address per minute (RATE_LIMIT_REGISTER_PER_MINUTE); more get 429 \`too_many_requests\`. Register once and keep the client_id.`
+          : 'Registration is not rate limited on this server (RATE_LIMIT_REGISTER_PER_MINUTE=0). Register once and keep the client_id anyway.',
+        'Unknown fields are ignored, not refused; a JSON `null` counts as absent. The answer is 201 with `client_id`, `client_id_issued_at` and the stored metadata, never a `null`.',
+        '`client_secret` (with `client_secret_expires_at: 0`, it does not expire) is issued only to `client_secret_post` clients and shown only in this answer; Lyceum keeps its SHA-256.',
+        'Unknown scopes in `scope` are dropped; the known ones are echoed in registry order (no `scope` when none is left).',
+        'The registered `scope` is not a limit: it is only the default for an authorization request without `scope`. A request may ask for any of the scopes.',
+        'A mixed `redirect_uris` list keeps only its loopback entries and the answer echoes the kept list (RFC 7591 §3.2.1); duplicates are dropped; at most 10 entries.',
+        'There is no client configuration endpoint (RFC 7592): a registration cannot be read back, changed or deleted over HTTP. Register again when in doubt; an operator removes clients with `lyceum clients delete`.',
+        'Client ID Metadata Documents are not supported (`client_id_metadata_document_supported` is not advertised): register first.',
+      ],
+    ],
+    [
+      'Authorization',
+      [
+        '`redirect_uri` is always required, even with a single registered URI: a loopback client may use any port, so Lyceum cannot infer it.',
+        'An unknown `client_id` or a `redirect_uri` that matches no registered one gets an HTML error page (400), never a redirect. Every other error is redirected with `error`, `error_description`, `state` and `iss`.',
+        'An unknown scope in the request is an error (`invalid_scope`), not silently dropped as at registration.',
+        'Scopes the user’s role cannot grant are shown on the consent page as withheld and left out of the grant; the token response’s `scope` says what was granted. Nothing grantable: `invalid_scope`.',
+        'Public clients get the consent page on every authorization (RFC 8252 §8.6: their identity cannot be verified). A confidential client whose earlier grant covers the request skips it, unless `prompt=consent`.',
+        '`prompt` accepts `none`, `login` and `consent`; `none` cannot be combined. `prompt=none` answers `login_required` or `consent_required` instead of showing a page, so it never succeeds for a public client.',
+        '`max_age` (seconds): an older sign-in must be repeated; the ID token’s `auth_time` tells when it happened.',
+        '`code_challenge_method` must be `S256`; `plain` and a missing method are refused. `state` may be up to 2000 characters, `nonce` up to 500.',
+        `\`resource\`: at most one value, ${code(r.api)} or ${code(r.mcp)} (one trailing slash is tolerated); anything else is \`invalid_target\`.`,
+        `A browser sign-in lasts ${duration(config.sessionTtl)} (SESSION_TTL_SECONDS).`,
+      ],
+    ],
+    [
+      'Token endpoint',
+      [
+        'Form bodies only; a JSON body is `invalid_request`. A parameter given twice is `invalid_request` (RFC 6749 §3.2).',
+        'HTTP Basic client authentication is refused: 401 `invalid_client` with `WWW-Authenticate: Basic`. Confidential clients send `client_secret` in the body (`client_secret_post`).',
+        '`invalid_client` is always 401. A public client that sends a `client_secret` is refused.',
+        'An exchange attempt uses the code up even when it fails (wrong code_verifier or redirect_uri): start a new authorization.',
+        'A code presented a second time revokes every token issued from it (RFC 6749 §4.1.2).',
+        'A client that did not register `refresh_token` gets no refresh token, and `unauthorized_client` if it tries the grant.',
+        'A refresh may send `scope` to narrow the new access token; the new refresh token keeps the original scope, so a later refresh can widen it again up to the original grant. More than the original is `invalid_scope`. The user’s current role is applied again on every refresh.',
+        'A refresh may send `resource`: it must name the resource the grant is bound to, or it narrows an unbound grant to one resource.',
+        'The ID token is issued only by the authorization_code grant (when `openid` was granted), not on refresh.',
+        'Every answer of the token, registration, revocation, introspection and UserInfo endpoints, and every error, carries `Cache-Control: no-store`.',
+      ],
+    ],
+    [
+      'Revocation',
+      [
+        'Clients authenticate as at the token endpoint. `token_type_hint` is optional and not needed to find the token, but an unknown hint is `unsupported_token_type`.',
+        'An unknown or already invalid token answers 200 (RFC 7009 §2.2).',
+        'A token issued to another client is refused with 400 `invalid_request` and stays valid.',
+        'Revoking an access token ends only that access token: the refresh token keeps working. Revoking a refresh token ends its whole family, every access and refresh token of the same authorization.',
+      ],
+    ],
+    [
+      'Introspection',
+      [
+        `POST ${code(ENDPOINTS.introspection)} (RFC 7662), authenticated like the token endpoint. A client sees only its own tokens: any other token, or an expired, revoked or unknown one, is \`{"active": false}\`, not an error.`,
+        `Active answers carry \`scope\`, \`client_id\`, \`sub\`, \`exp\`, \`iat\`, \`auth_time\`, \`iss\`, \`token_type\` (\`Bearer\` for access tokens, \`refresh_token\` for refresh tokens) and \`aud\`: the bound resource, or both ${code(r.api)} and ${code(r.mcp)} for an unbound token.`,
+        `A rotated refresh token stays active for the ${duration(config.refreshGrace)} grace window, since a replay in it still works.`,
+      ],
+    ],
+    [
+      'Protected resources',
+      [
+        'The access token is accepted only in the `Authorization: Bearer` header; `access_token` in the query string or a form body is 400 `invalid_request` (RFC 9700 §2.4).',
+        'A request without a token is served as anonymous and never challenged. On an operation with no anonymous view it gets 401 `invalid_request` without `WWW-Authenticate`; the description names the scopes and the metadata URL.',
+        'A bad token (malformed, unknown, expired, revoked, bound elsewhere) is 401 `invalid_token` with a challenge even where anonymous callers are served: it is never quietly treated as anonymous.',
+        'A valid token without the operation’s scope, on an operation with a public view, is served the public view instead of a 403.',
+        '`insufficient_scope` names every scope the operation needs in the challenge’s `scope`.',
+        `A token bound to ${code(r.mcp)} is refused by the API and UserInfo, and one bound to ${code(r.api)} by ${code('/mcp')}; an unbound token is accepted by both.`,
+      ],
+    ],
+    [
+      'Identity',
+      [
+        `UserInfo answers GET and POST and needs \`openid\`. \`preferred_username\` is the local part of the email address; \`${ROLE_CLAIM}\` is an extension claim; \`email_verified\` is always \`false\` because Lyceum does not verify addresses.`,
+        `ID tokens are signed with ${SIGNING_ALGS[0]} unless the client registered \`id_token_signed_response_alg\` ${SIGNING_ALGS.slice(1).map((a) => `\`${a}\``).join(', ')}. Their \`aud\` is the client_id; \`at_hash\` binds the access token; \`nonce\` is echoed when sent. Retired signing keys stay in the JWKS for ${duration(config.idTokenTtl)}.`,
+        `Credentials are opaque strings with readable prefixes for secret scanners: access tokens \`${PREFIX.access}\`, refresh tokens \`${PREFIX.refresh}\`, codes \`${PREFIX.code}\`, client ids \`${PREFIX.client}\`, client secrets \`${PREFIX.secret}\`. Lyceum stores only their SHA-256.`,
+      ],
+    ],
+  ];
+  return groups.map(([title, items]) => `### ${title}\n\n${bullets(items)}`).join('\n\n');
+}

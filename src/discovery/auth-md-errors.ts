@@ -1,0 +1,102 @@
+import type { Config } from '../config/index.ts';
+import { ENDPOINTS } from '../oauth/endpoints.ts';
+import { OAuthError, type OAuthErrorCode } from '../oauth/errors.ts';
+import { code, table } from './markdown.ts';
+
+/**
+ * Where and when each error code is answered. Keyed by OAuthErrorCode, so a
+ * new code does not compile until it is documented here; statuses come from
+ * src/oauth/errors.ts unless a case answers with another one.
+ */
+interface ErrorCase {
+  /** Absent: the code's own status. 'redirect': sent to the client's redirect_uri (302, 303 after a form). */
+  status?: number | 'redirect';
+  /** Extra detail next to the status. */
+  note?: string;
+  where: string;
+  when: string;
+}
+
+const AUTHORIZE = code(ENDPOINTS.authorization);
+const TOKEN = code(ENDPOINTS.token);
+const REVOKE = code(ENDPOINTS.revocation);
+const INTROSPECT = code(ENDPOINTS.introspection);
+const REGISTER = code(ENDPOINTS.registration);
+const USERINFO = code(ENDPOINTS.userinfo);
+const CLIENT_AUTH = `${TOKEN}, ${REVOKE}, ${INTROSPECT}`;
+const PROTECTED = `${code('/api/v1/…')}, ${USERINFO}, ${code('/mcp')}`;
+
+type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits'>;
+
+const perMinute = (max: number, what: string, env: string) =>
+  max > 0 ? `More than ${max} ${what} per minute from one address (${env}).` : `Never on this server: the limit is off (${env}=0).`;
+
+function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
+  return {
+    invalid_request: [
+      { where: 'any', when: 'A required parameter is missing, given twice, too long or malformed (for example a code_verifier that is not 43 to 128 unreserved characters).' },
+      { where: CLIENT_AUTH, when: 'The body is not `application/x-www-form-urlencoded` (a JSON body is refused).' },
+      { status: 415, where: 'any', when: `The body's Content-Type cannot be parsed, or at ${REGISTER} is not \`application/json\`.` },
+      { status: 413, where: 'any', when: `The body is too large (${REGISTER}: ${config.registrationBodyLimit} bytes).` },
+      { status: 'redirect', where: AUTHORIZE, when: 'Once client_id and redirect_uri are trusted: response_type, code_challenge or code_challenge_method (must be S256) missing or malformed; bad prompt or max_age.' },
+      { status: 400, note: 'HTML page, never redirected', where: AUTHORIZE, when: 'client_id or redirect_uri missing, or redirect_uri not matching a registered one.' },
+      { where: REVOKE, when: 'The token was issued to another client.' },
+      { where: PROTECTED, when: 'An access_token in the query string or form body (only the Authorization header is accepted).' },
+      { status: 401, note: 'no WWW-Authenticate', where: PROTECTED, when: 'No Authorization header on an operation that has no anonymous view.' },
+    ],
+    invalid_client: [
+      { where: CLIENT_AUTH, when: 'client_id missing or unknown; client_secret missing or wrong for a client_secret_post client; a client_secret sent by a public client.' },
+      { note: 'with `WWW-Authenticate: Basic`', where: CLIENT_AUTH, when: 'HTTP Basic client authentication was tried (not supported).' },
+      { status: 400, note: 'HTML page, never redirected', where: AUTHORIZE, when: 'No client is registered with this client_id.' },
+    ],
+    invalid_grant: [
+      { where: TOKEN, when: 'authorization_code: the code is unknown, expired, already used (the tokens it gave are revoked), issued to another client, or redirect_uri / code_verifier do not match.' },
+      { where: TOKEN, when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists.' },
+    ],
+    unauthorized_client: [{ where: TOKEN, when: 'The client did not register this grant_type.' }],
+    unsupported_grant_type: [{ where: TOKEN, when: 'grant_type is neither authorization_code nor refresh_token.' }],
+    unsupported_response_type: [{ status: 'redirect', where: AUTHORIZE, when: 'response_type is not `code`.' }],
+    unsupported_token_type: [{ where: REVOKE, when: 'token_type_hint is neither access_token nor refresh_token.' }],
+    invalid_scope: [
+      { status: 'redirect', where: AUTHORIZE, when: 'An unknown scope; no scope and none registered; none of the requested scopes is allowed for the user’s role.' },
+      { where: TOKEN, when: 'refresh_token: scope asks for more than the original grant, or the user’s role no longer allows any of it.' },
+    ],
+    invalid_target: [
+      { status: 'redirect', where: AUTHORIZE, when: 'resource is not one of Lyceum’s resource identifiers, is repeated, or has a fragment.' },
+      { where: TOKEN, when: 'The same, or resource differs from the one the grant is bound to.' },
+    ],
+    access_denied: [{ status: 'redirect', where: AUTHORIZE, when: 'The user pressed Deny on the consent page.' }],
+    login_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must sign in (no session, or it is older than max_age).' }],
+    consent_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must approve the client (always for public clients).' }],
+    invalid_csrf: [{ note: 'HTML page', where: 'sign-in and consent forms', when: 'The form expired or was not posted from Lyceum’s own page.' }],
+    invalid_redirect_uri: [{ where: REGISTER, when: 'redirect_uris missing or empty, more than 10 entries, or no loopback URI left (https, custom schemes and other hosts are refused).' }],
+    invalid_client_metadata: [
+      { where: REGISTER, when: 'token_endpoint_auth_method, grant_types, response_types, application_type, client_name, the *_uri fields, contacts or id_token_signed_response_alg hold a value Lyceum does not accept.' },
+    ],
+    invalid_token: [
+      { note: 'with `WWW-Authenticate`', where: PROTECTED, when: 'The Authorization header is not `Bearer <token>`, or the token is unknown, expired, revoked or bound to another resource (also on operations with an anonymous view).' },
+    ],
+    insufficient_scope: [{ note: 'with `WWW-Authenticate`', where: PROTECTED, when: 'A valid token lacks a scope the operation needs, and the operation has no public view.' }],
+    not_found: [{ where: 'any', when: 'No route for this method and path, or no record with this id (a public view also hides unpublished records).' }],
+    conflict: [{ where: code('/api/v1/…'), when: 'A unique value is taken, or a record still has records that depend on it.' }],
+    too_many_requests: [
+      { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
+      { note: 'HTML page', where: 'sign-in form', when: perMinute(config.rateLimits.signInPerMinute, 'sign-in attempts', 'RATE_LIMIT_SIGN_IN_PER_MINUTE') },
+    ],
+    server_error: [{ where: 'any', when: 'An unexpected failure; the detail stays in the server log.' }],
+  };
+}
+
+const defaultStatus = (c: OAuthErrorCode): number => new OAuthError(c, '').status;
+
+/** The error table of /auth.md: one row per case, statuses from the error registry. */
+export function errorTable(config: ErrorConfig): string {
+  const rows: string[][] = [];
+  for (const [c, cases] of Object.entries(errorCases(config)) as [OAuthErrorCode, ErrorCase[]][]) {
+    for (const k of cases) {
+      const status = k.status === 'redirect' ? 'redirect to redirect_uri' : String(k.status ?? defaultStatus(c));
+      rows.push([code(c), k.note ? `${status} (${k.note})` : status, k.where, k.when]);
+    }
+  }
+  return table(['error', 'HTTP status', 'Where', 'When'], rows);
+}

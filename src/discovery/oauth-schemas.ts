@@ -1,0 +1,251 @@
+import type { FastifySchema } from 'fastify';
+import { OAUTH_SCHEME } from '../platform/routes/openapi-security.ts';
+import { describeRoute, errorResponses, stringParams } from './route-docs.ts';
+
+/**
+ * OpenAPI descriptions of the OAuth and OpenID Connect routes. Request parts
+ * are documentation only (see route-docs.ts): the endpoints keep judging
+ * their own parameters, with their own error codes.
+ */
+
+const FORM = ['application/x-www-form-urlencoded'];
+const HTML = { type: 'string', description: 'HTML page' };
+const html = (description: string) => ({ description, content: { 'text/html': { schema: HTML } } });
+const noStore = { 'cache-control': { type: 'string', description: 'no-store' } };
+
+/** Routes for people in a browser only (sign-in and consent forms): not part of the API. */
+export const HIDDEN: FastifySchema = { hide: true };
+
+const CLIENT_AUTH = {
+  client_id: 'The client_id from registration (required)',
+  client_secret: 'Only for client_secret_post clients; public clients send none. HTTP Basic is refused.',
+};
+
+const CLIENT_AUTH_ERRORS = {
+  401: 'invalid_client: unknown client, missing or wrong client_secret, or HTTP Basic tried',
+};
+
+const METADATA_FIELDS = {
+  client_name: { type: 'string', maxLength: 200, description: 'Name shown to the user on the consent page' },
+  redirect_uris: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 10,
+    items: { type: 'string' },
+    description:
+      'Loopback redirect URIs: http with host 127.0.0.1, [::1] or localhost, e.g. http://127.0.0.1:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.',
+  },
+  token_endpoint_auth_method: { type: 'string', enum: ['none', 'client_secret_post'], default: 'none', description: 'none for public clients; client_secret_post gets a client_secret' },
+  application_type: { type: 'string', enum: ['native', 'web'], default: 'native', description: 'native for CLI tools, desktop apps and local agents' },
+  grant_types: {
+    type: 'array',
+    items: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
+    default: ['authorization_code', 'refresh_token'],
+    description: 'Must include authorization_code; without refresh_token no refresh token is issued',
+  },
+  response_types: { type: 'array', items: { type: 'string', enum: ['code'] }, default: ['code'], description: 'Only code' },
+  scope: { type: 'string', description: 'Space-separated scopes used when an authorization request has no scope; unknown ones are dropped. Not a limit.' },
+  client_uri: { type: 'string', format: 'uri', description: 'Home page of the client' },
+  logo_uri: { type: 'string', format: 'uri', description: 'Logo of the client' },
+  tos_uri: { type: 'string', format: 'uri', description: 'Terms of service' },
+  policy_uri: { type: 'string', format: 'uri', description: 'Privacy policy' },
+  software_id: { type: 'string', description: 'Identifier of the client software' },
+  software_version: { type: 'string', description: 'Version of the client software' },
+  contacts: { type: 'array', maxItems: 10, items: { type: 'string' }, description: 'Contacts of the developers' },
+  id_token_signed_response_alg: { type: 'string', enum: ['RS256', 'ES256'], default: 'RS256', description: 'Algorithm of the ID tokens issued to this client' },
+};
+
+export const REGISTRATION_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Register a client',
+    description:
+      'RFC 7591 dynamic client registration, open without approval to clients whose redirect URIs are loopback addresses (CLI tools, desktop apps, local agents). The body must be application/json; unknown fields are ignored.',
+    consumes: ['application/json'],
+    response: {
+      201: {
+        type: 'object',
+        description: 'Registered (RFC 7591 §3.2.1): client_id and the metadata as stored, with the kept redirect URIs and the defaults filled in',
+        required: ['client_id', 'client_id_issued_at', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'application_type'],
+        properties: {
+          client_id: { type: 'string', description: 'The new client identifier' },
+          client_id_issued_at: { type: 'integer', description: 'Registration time, seconds since the epoch' },
+          client_secret: { type: 'string', description: 'Only for client_secret_post; shown only here' },
+          client_secret_expires_at: { type: 'integer', description: '0: the secret does not expire' },
+          ...METADATA_FIELDS,
+        },
+        headers: noStore,
+      },
+      ...errorResponses({
+        400: 'invalid_redirect_uri (no loopback redirect URI left), invalid_client_metadata or invalid_request',
+        413: 'invalid_request: the body is too large',
+        415: 'invalid_request: the body is not application/json',
+        429: 'too_many_requests: too many registrations from this address',
+      }),
+    },
+  },
+  { body: { type: 'object', description: 'Client metadata (RFC 7591 §2)', required: ['redirect_uris'], properties: METADATA_FIELDS } },
+);
+
+export const AUTHORIZE_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Authorization endpoint',
+    description:
+      'Open in the user’s browser (RFC 6749 §4.1.1 with PKCE, RFC 7636). The user signs in and approves on Lyceum’s pages; the browser is then redirected to redirect_uri with code, state and iss (RFC 9207). Errors about the client or redirect_uri are shown as a page, never redirected.',
+    response: {
+      302: {
+        type: 'null',
+        description: 'To redirect_uri: code, state and iss on approval; error, error_description, state and iss on a redirected error',
+        headers: { location: { type: 'string', description: 'The client’s redirect_uri with the result' } },
+      },
+      200: html('Sign-in or consent page'),
+      400: html('Error page: unknown client_id, redirect_uri missing or not registered, or another unusable request'),
+    },
+  },
+  {
+    querystring: stringParams(
+      {
+        response_type: 'code',
+        client_id: 'The client_id from registration',
+        redirect_uri: 'A registered loopback redirect URI; any port may be used. Always required.',
+        scope: 'Space-separated scopes; without it the scope registered by the client applies',
+        state: 'Opaque value returned on the redirect (up to 2000 characters)',
+        code_challenge: 'BASE64URL(SHA-256(code_verifier)), 43 characters',
+        code_challenge_method: 'S256 (plain is refused)',
+        resource: 'RFC 8707 resource to bind the tokens to: the issuer (API) or {issuer}/mcp',
+        nonce: 'Returned in the ID token (up to 500 characters)',
+        prompt: 'none, login or consent',
+        max_age: 'Maximum age of the sign-in, in seconds',
+      },
+      ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method'],
+    ),
+  },
+);
+
+const TOKEN_RESPONSE = {
+  type: 'object',
+  description: 'Tokens (RFC 6749 §5.1)',
+  required: ['access_token', 'token_type', 'expires_in', 'scope'],
+  properties: {
+    access_token: { type: 'string', description: 'Opaque Bearer token' },
+    token_type: { type: 'string', enum: ['Bearer'] },
+    expires_in: { type: 'integer', description: 'Seconds until the access token expires' },
+    refresh_token: { type: 'string', description: 'Present when the client registered the refresh_token grant; rotates on every use' },
+    scope: { type: 'string', description: 'The scopes granted: requested ∩ the user’s role' },
+    id_token: { type: 'string', description: 'OpenID Connect ID token (JWT), on the authorization_code grant when openid was granted' },
+  },
+  headers: noStore,
+};
+
+export const TOKEN_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Token endpoint',
+    description:
+      'Exchanges an authorization code (with its code_verifier) or a refresh token for tokens. Form body only. Refresh tokens rotate on every use; a replay inside the grace window returns the same successor, a later one revokes the family.',
+    consumes: FORM,
+    response: {
+      200: TOKEN_RESPONSE,
+      ...errorResponses({
+        400: 'invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type',
+        ...CLIENT_AUTH_ERRORS,
+      }),
+    },
+  },
+  {
+    body: stringParams(
+      {
+        grant_type: 'authorization_code or refresh_token',
+        code: 'authorization_code: the code from the redirect',
+        redirect_uri: 'authorization_code: exactly the redirect_uri of the authorization request, port included',
+        code_verifier: 'authorization_code: the PKCE verifier, 43 to 128 characters',
+        refresh_token: 'refresh_token: the current refresh token',
+        scope: 'refresh_token: optional narrower scope for the new access token',
+        resource: 'RFC 8707: the resource the grant is bound to, or one to narrow an unbound grant to',
+        ...CLIENT_AUTH,
+      },
+      ['grant_type', 'client_id'],
+    ),
+  },
+);
+
+export const REVOCATION_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Revoke a token',
+    description:
+      'RFC 7009. Revoking a refresh token ends every token of its family; revoking an access token ends only that token. Unknown tokens answer 200; a token of another client is refused.',
+    consumes: FORM,
+    response: {
+      200: { type: 'null', description: 'Revoked, or the token was not valid anyway' },
+      ...errorResponses({ 400: 'invalid_request (e.g. the token belongs to another client) or unsupported_token_type', ...CLIENT_AUTH_ERRORS }),
+    },
+  },
+  {
+    body: stringParams(
+      { token: 'The access or refresh token to revoke', token_type_hint: 'access_token or refresh_token (optional)', ...CLIENT_AUTH },
+      ['token', 'client_id'],
+    ),
+  },
+);
+
+export const INTROSPECTION_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Introspect a token',
+    description: 'RFC 7662. A client may introspect only its own tokens; any other, expired, revoked or unknown token is {"active": false}.',
+    consumes: FORM,
+    response: {
+      200: {
+        type: 'object',
+        description: 'Token state',
+        required: ['active'],
+        properties: {
+          active: { type: 'boolean' },
+          scope: { type: 'string' },
+          client_id: { type: 'string' },
+          sub: { type: 'string', description: 'The user' },
+          exp: { type: 'integer' },
+          iat: { type: 'integer' },
+          auth_time: { type: 'integer' },
+          iss: { type: 'string' },
+          token_type: { type: 'string', enum: ['Bearer', 'refresh_token'] },
+          aud: { description: 'The bound resource, or both resource identifiers for an unbound token', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+        },
+        headers: noStore,
+      },
+      ...errorResponses({ 400: 'invalid_request', ...CLIENT_AUTH_ERRORS }),
+    },
+  },
+  { body: stringParams({ token: 'The token to introspect', token_type_hint: 'access_token or refresh_token (optional)', ...CLIENT_AUTH }, ['token', 'client_id']) },
+);
+
+const CHALLENGE = { 'www-authenticate': { type: 'string', description: 'Bearer challenge with error and resource_metadata (RFC 6750 §3, RFC 9728 §5.1)' } };
+
+export const USERINFO_SCHEMA: FastifySchema = {
+  tags: ['oauth'],
+  summary: 'OpenID Connect UserInfo',
+  description: 'Claims about the signed-in user (OpenID Connect Core §5.3): sub always; profile adds name, preferred_username, updated_at and school_role; email adds email and email_verified. GET or POST.',
+  security: [{ [OAUTH_SCHEME]: ['openid'] }],
+  response: {
+    200: {
+      type: 'object',
+      description: 'Claims',
+      required: ['sub'],
+      properties: {
+        sub: { type: 'string', description: 'Stable user identifier' },
+        name: { type: 'string', description: 'profile' },
+        preferred_username: { type: 'string', description: 'profile: local part of the email address' },
+        updated_at: { type: 'integer', description: 'profile: seconds since the epoch' },
+        school_role: { type: 'string', enum: ['owner', 'admin', 'lecturer', 'student'], description: 'profile: role in the school' },
+        email: { type: 'string', description: 'email' },
+        email_verified: { type: 'boolean', description: 'email: always false' },
+      },
+      headers: noStore,
+    },
+    400: { ...errorResponses({ 400: '' })[400], description: 'invalid_request: access_token in the query string or body' },
+    401: { ...errorResponses({ 401: '' })[401], description: 'invalid_token (with WWW-Authenticate), or invalid_request without a token (no challenge)', headers: CHALLENGE },
+    403: { ...errorResponses({ 403: '' })[403], description: 'insufficient_scope: the token lacks openid', headers: CHALLENGE },
+  },
+};
