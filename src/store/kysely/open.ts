@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
 import pg from 'pg';
 import type { Config } from '../../config/index.ts';
 import { migrationProvider } from '../migrations/index.ts';
@@ -131,7 +132,7 @@ function openSqlite(file: string): Kysely<Database> {
 
 function openPostgres(url: string): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 }
 
 export function openStore(database: Config['database']): Store {
