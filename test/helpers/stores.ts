@@ -7,8 +7,10 @@ import type { Config } from '../../src/config/index.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
-/** The stores this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
-export const STORE_KINDS: StoreKind[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/** The stores this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set; TEST_STORES=postgres narrows it. */
+export const STORE_KINDS: StoreKind[] = (process.env.TEST_DATABASE_URL ? (['sqlite', 'postgres'] as StoreKind[]) : (['sqlite'] as StoreKind[])).filter(
+  (k) => !process.env.TEST_STORES || process.env.TEST_STORES.split(',').includes(k),
+);
 
 /**
  * A fresh, empty database of the given kind, as a DATABASE_URL: a new SQLite

@@ -101,7 +101,6 @@ function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
     execArgv: [],
     workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: CHECKPOINT_EVERY_MS },
   });
-  worker.unref();
   let stopped = false;
   const fallBack = () => {
     if (!stopped && sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
@@ -111,6 +110,8 @@ function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
   });
   worker.on('error', fallBack);
   worker.on('exit', fallBack);
+  // After the listeners, which would hold the process open otherwise.
+  worker.unref();
   return () => {
     stopped = true;
     worker.postMessage('close');
@@ -119,7 +120,16 @@ function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
 
 function openSqlite(file: string): Kysely<Database> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  let sqlite: SQLite.Database;
+  try {
+    sqlite = new SQLite(file);
+  } catch (err) {
+    // The native driver is compiled per Node.js ABI: after switching Node versions it must be rebuilt.
+    if ((err as { code?: string }).code === 'ERR_DLOPEN_FAILED') {
+      throw new Error(`better-sqlite3 was built for another Node.js version than ${process.version}; run: npm rebuild better-sqlite3`);
+    }
+    throw err;
+  }
   // WAL lets the CLI and the server share the file; busy_timeout waits for a writer instead of failing.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('busy_timeout = 5000');
