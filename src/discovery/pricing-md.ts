@@ -1,25 +1,12 @@
 import type { Deps } from '../deps.ts';
 import { AREAS, type AreaDef } from '../platform/areas.ts';
+import { listAll } from '../platform/list-all.ts';
 import type { RecordService } from '../platform/records.ts';
 import { API_PREFIX } from '../platform/routes/records-routes.ts';
 import { bullets, escapeText, table } from './markdown.ts';
 import { schoolProfile } from './school.ts';
 
 type Item = Record<string, unknown>;
-
-const PAGE_SIZE = 100;
-
-/** Every record of the area's public view (published, and upcoming for events), page by page. */
-async function publicRecords(records: RecordService, area: AreaDef): Promise<Item[]> {
-  const out: Item[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await records.list(area, 'public', { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) });
-    out.push(...page.data);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return out;
-}
 
 /**
  * Minor units (cents) → the school currency, formatted by Intl; 0 is "Free".
@@ -53,10 +40,10 @@ export async function pricingMarkdown(deps: Deps, records: RecordService): Promi
   const none = (what: string) => `No ${what} at the moment.`;
 
   const [courses, plans, products, events] = await Promise.all([
-    publicRecords(records, AREAS.courses),
-    publicRecords(records, AREAS.membership_plans),
-    publicRecords(records, AREAS.digital_products),
-    publicRecords(records, AREAS.events),
+    listAll(records, AREAS.courses, 'public', {}),
+    listAll(records, AREAS.membership_plans, 'public', {}),
+    listAll(records, AREAS.digital_products, 'public', {}),
+    listAll(records, AREAS.events, 'public', {}),
   ]);
 
   const out: string[] = [
