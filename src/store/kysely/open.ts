@@ -142,6 +142,9 @@ function openSqlite(file: string): Kysely<Database> {
 
 function openPostgres(url: string): Kysely<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
+  // An idle connection the server ends (restart, failover, admin command) must not crash the
+  // process: pg drops that client from the pool and the next query opens a fresh one.
+  pool.on('error', () => {});
   return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 }
 
