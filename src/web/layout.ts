@@ -10,6 +10,7 @@ export function layout(title: string, body: SafeHtml): string {
 <meta name="referrer" content="no-referrer">
 <title>${title} · Lyceum</title>
 <link rel="stylesheet" href="/assets/lyceum.css">
+<link rel="icon" href="data:,">
 </head>
 <body>
 <header class="site"><a href="/" class="brand">Lyceum</a></header>

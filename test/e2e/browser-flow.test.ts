@@ -4,31 +4,16 @@
  * browser on the authorize URL, sign-in, consent, and the redirect back.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM } from '../helpers/global-setup.ts';
+import { haveChromium, launchChromium, noteSkippedBrowserTests } from '../helpers/chromium.ts';
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI !== 'true') {
-  console.warn(`\n[lyceum tests] ${CHROMIUM} not found: test/e2e/browser-flow.test.ts is SKIPPED.\n`);
-}
+noteSkippedBrowserTests('test/e2e/browser-flow.test.ts');
 
 const CLIENT_NAME = 'Browser Flow CLI';
 const SCOPE = 'openid profile courses:read';
@@ -99,7 +84,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -156,8 +156,9 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const ok = await verifyPassword(user?.passwordHash, password);
     if (!user || !ok) {
       request.log.info({ event: 'sign_in_failed' }, 'sign-in failed');
+      const clientName = await clientNameFor(returnTo, deps);
       return reply.code(401).type(HTML).header('cache-control', 'no-store').send(
-        signInPage({ csrfToken: reply.generateCsrf(), returnTo, email, error: 'The email or password is incorrect.' }),
+        signInPage({ csrfToken: reply.generateCsrf(), returnTo, email, error: 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
       );
     }
     await startSession(request, reply, user, deps);
@@ -168,6 +169,14 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const returnTo = safeReturnTo((request.query as RawParams).return_to);
     return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.generateCsrf(), returnTo }));
   });
+}
+
+/** The name of the app an authorization sign-in is for, so a retry shows the same page. */
+async function clientNameFor(returnTo: string, deps: Deps): Promise<string | undefined> {
+  if (!returnTo.startsWith(`${ENDPOINTS.authorization}?`)) return undefined;
+  const clientId = new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('client_id');
+  const client = clientId && clientId.length <= 200 ? await deps.store.clients.find(clientId) : undefined;
+  return client ? (client.metadata.client_name ?? 'An app') : undefined;
 }
 
 /** Only Lyceum's own pages that sign-in leads back to: never an open redirect. */
