@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { freePort, spawnServer, type Spawned } from './processes.ts';
+
+async function start(file: string, readyPath: string, dir: string): Promise<Spawned> {
+  const port = await freePort();
+  return spawnServer({
+    args: ['--import', 'tsx', join(import.meta.dirname, file)],
+    env: { PORT: String(port) },
+    port,
+    readyPath,
+    logFile: join(dir, file.replace(/\.ts$/, '.log')),
+  });
+}
+
+/** bench/bare-server.ts in a process of its own. */
+export const startBare = (dir: string) => start('bare-server.ts', '/', dir);
+
+/** bench/stack-server.ts (Lyceum's plugins, no Lyceum) in a process of its own. */
+export const startStack = (dir: string) => start('stack-server.ts', '/.well-known/openid-configuration', dir);
+
+/** Form body of the POST scenarios (bare and Lyceum's form endpoints have bodies of this size). */
+export const BARE_FORM = 'grant_type=refresh_token&refresh_token=rt_0123456789abcdefghijklmnopqrstuvwxyz012345&client_id=cl_0123456789abcdef';

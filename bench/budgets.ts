@@ -1,0 +1,104 @@
+/**
+ * The performance budgets (SQLite store, one process), each judged against
+ * figures measured in the same run.
+ */
+import type { LoadResult } from './load.ts';
+
+export interface StoreRun {
+  results: Map<string, LoadResult | { skip: string }>;
+  scale?: { small: LoadResult; large: LoadResult; smallTokens: number; largeTokens: number };
+  purge?: { baseline: LoadResult; during: LoadResult; purged: string };
+  startupMs?: number[];
+  memory?: { tokens: number; rss: number; how: string };
+  notes?: string[];
+}
+
+export interface RunFigures {
+  bare: Map<string, LoadResult>;
+  argon2: { sequential: number; best: number; bestConcurrency: number };
+  sqlite: StoreRun;
+}
+
+export interface Verdict {
+  label: string;
+  figure: string;
+  target: string;
+  met: boolean | undefined;
+}
+
+const measured = (r: LoadResult | { skip: string } | undefined): LoadResult | undefined => (r && 'rate' in r ? r : undefined);
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export function judge(f: RunFigures): Verdict[] {
+  const out: Verdict[] = [];
+  const s = f.sqlite.results;
+  const ratio = (id: string, bareId: string, min: number, what: string) => {
+    const r = measured(s.get(id));
+    const bare = f.bare.get(bareId);
+    if (!r || !bare) return out.push({ label: `${what} ≥ ${pct(min)} of ${bareId}`, figure: 'not measured', target: pct(min), met: undefined });
+    const x = r.rate / bare.rate;
+    out.push({ label: `${what} ≥ ${pct(min)} of ${bareId}`, figure: `${pct(x)} (${r.rate.toFixed(0)} / ${bare.rate.toFixed(0)} req/s)`, target: pct(min), met: x >= min });
+  };
+  ratio('discovery', 'bare-get', 0.8, 'Discovery');
+  ratio('bearer-read', 'bare-get', 0.6, 'Bearer-protected read');
+  ratio('userinfo', 'bare-get', 0.6, 'UserInfo');
+  ratio('introspection', 'bare-post', 0.5, 'Introspection');
+  ratio('refresh', 'bare-post', 0.25, 'Refresh grant');
+  ratio('registration', 'bare-post', 0.3, 'Registration');
+
+  const flow = (id: string, limit: number, what: string) => {
+    const r = measured(s.get(id));
+    if (!r) return out.push({ label: what, figure: 'not measured', target: '80 %', met: undefined });
+    const x = r.rate / limit;
+    out.push({ label: what, figure: `${pct(x)} (${r.rate.toFixed(1)} flows/s / ${limit.toFixed(1)} verifications/s)`, target: '80 %', met: x >= 0.8 });
+  };
+  flow('flow-seq', f.argon2.sequential, 'Full flow, sequential ≥ 80 % of one-at-a-time argon2id verification');
+  flow('flow-conc', f.argon2.best, `Full flow, concurrent ≥ 80 % of the best argon2id verification rate (${f.argon2.bestConcurrency} in flight)`);
+
+  for (const id of ['discovery', 'catalog', 'bearer-read', 'userinfo']) {
+    const r = measured(s.get(id));
+    out.push({ label: `p99 of ${id} ≤ 10 ms`, figure: r ? ms(r.p99) : 'not measured', target: '10 ms', met: r ? r.p99 <= 10 : undefined });
+  }
+
+  const scale = f.sqlite.scale;
+  if (scale) {
+    const diff = Math.abs(scale.large.rate - scale.small.rate) / scale.small.rate;
+    out.push({
+      label: `Bearer read with ${scale.largeTokens.toLocaleString('en')} vs ${scale.smallTokens.toLocaleString('en')} live tokens differs ≤ 10 %`,
+      figure: `${pct(diff)} (${scale.large.rate.toFixed(0)} vs ${scale.small.rate.toFixed(0)} req/s)`,
+      target: '10 %',
+      met: diff <= 0.1,
+    });
+  }
+  const purge = f.sqlite.purge;
+  if (purge) {
+    out.push({
+      label: `p99 of the bearer read while the purge runs (${purge.purged}) ≤ 10 ms`,
+      figure: `${ms(purge.during.p99)} (max ${ms(purge.during.max)}; without purge p99 ${ms(purge.baseline.p99)})`,
+      target: '10 ms',
+      met: purge.during.p99 <= 10,
+    });
+  }
+  const startup = f.sqlite.startupMs;
+  if (startup?.length) {
+    const m = median(startup);
+    out.push({
+      label: 'First answer after start on an existing database ≤ 0.5 s (median)',
+      figure: `${(m / 1000).toFixed(3)} s (runs: ${startup.map((x) => (x / 1000).toFixed(3)).join(', ')} s)`,
+      target: '0.5 s',
+      met: m <= 500,
+    });
+  }
+  const memory = f.sqlite.memory;
+  if (memory) {
+    out.push({
+      label: `RSS after ${memory.tokens.toLocaleString('en')} issued tokens ≤ 120 MB`,
+      figure: `${memory.rss.toFixed(0)} MB (${memory.how})`,
+      target: '120 MB',
+      met: memory.rss <= 120,
+    });
+  }
+  return out;
+}

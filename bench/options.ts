@@ -1,0 +1,59 @@
+import type { StoreKind } from './data.ts';
+import { postgresBaseUrl } from './data.ts';
+
+export interface Options {
+  smoke: boolean;
+  stores: StoreKind[];
+  connections: number;
+  /** Seconds measured per scenario. */
+  duration: number;
+  warmup: number;
+  /** Live tokens of the scale test: the small and the large store. */
+  scaleTokens: [number, number];
+  /** Expired tokens the purge scenario deletes. */
+  expiredTokens: number;
+  /** Tokens issued before the memory figure (0: skipped). */
+  issuedTokens: number;
+  startupRuns: number;
+  /** BENCHMARKS.md, or undefined to write nothing (smoke mode unless --out is given). */
+  out: string | undefined;
+}
+
+const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--connections=N] [--duration=S] [--warmup=S] [--out=FILE]
+  --smoke   1.5 s per scenario, 4 connections, small data; checks that every scenario runs without errors
+  PostgreSQL runs when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh database is created and dropped).`;
+
+export function parseOptions(argv: string[]): Options {
+  const flags = new Map<string, string>();
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m) throw new Error(`unknown argument ${arg}\n${USAGE}`);
+    flags.set(m[1]!, m[2] ?? 'true');
+  }
+  const known = ['smoke', 'stores', 'connections', 'duration', 'warmup', 'out', 'help'];
+  const unknown = [...flags.keys()].filter((k) => !known.includes(k));
+  if (unknown.length || flags.has('help')) throw new Error(`${unknown.length ? `unknown option --${unknown[0]}\n` : ''}${USAGE}`);
+  const smoke = flags.has('smoke');
+  const num = (name: string, fallback: number) => {
+    const v = flags.get(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
+    return n;
+  };
+  const available: StoreKind[] = postgresBaseUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
+  const stores = flags.has('stores') ? (flags.get('stores')!.split(',') as StoreKind[]) : available;
+  for (const s of stores) if (!available.includes(s)) throw new Error(`store ${s} is not available (PostgreSQL needs BENCH_DATABASE_URL or TEST_DATABASE_URL)`);
+  return {
+    smoke,
+    stores,
+    connections: num('connections', smoke ? 4 : 50),
+    duration: num('duration', smoke ? 1.5 : 10),
+    warmup: flags.has('warmup') ? Number(flags.get('warmup')) : smoke ? 0 : 2,
+    scaleTokens: smoke ? [1000, 20_000] : [1000, 1_000_000],
+    expiredTokens: smoke ? 20_000 : 300_000,
+    issuedTokens: smoke ? 1000 : 100_000,
+    startupRuns: smoke ? 1 : 3,
+    out: flags.get('out') ?? (smoke ? undefined : 'BENCHMARKS.md'),
+  };
+}

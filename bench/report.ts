@@ -1,0 +1,157 @@
+/**
+ * The run's results as BENCHMARKS.md (and the same tables on the console).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import type { StoreRun, Verdict } from './budgets.ts';
+import type { LoadResult } from './load.ts';
+import type { Scenario } from './scenarios.ts';
+
+export interface Machine {
+  cores: number;
+  cpu: string;
+  memoryGb: number;
+  node: string;
+  date: string;
+  commit: string;
+  loadBefore: string;
+}
+
+export function describeMachine(): Machine {
+  let cpu = cpus()[0]?.model ?? 'unknown';
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpu;
+  } catch {
+    /* not Linux */
+  }
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    if (execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim()) commit += ' (with uncommitted changes)';
+  } catch {
+    /* not a checkout */
+  }
+  return {
+    cores: cpus().length,
+    cpu,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    commit,
+    loadBefore: loadavg().map((x) => x.toFixed(2)).join(' '),
+  };
+}
+
+export interface Report {
+  machine: Machine;
+  smoke: boolean;
+  settings: { connections: number; duration: number; warmup: number };
+  bareScenarios: Scenario[];
+  bare: Map<string, LoadResult>;
+  argon2: { rates: { concurrency: number; perSecond: number }[] };
+  scenarios: Scenario[];
+  stores: { kind: 'sqlite' | 'postgres'; run: StoreRun }[];
+  verdicts: Verdict[];
+  notes: string[];
+}
+
+const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
+const f1 = (x: number) => (Number.isFinite(x) ? (x < 100 ? x.toFixed(1) : x.toFixed(0)) : '–');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+
+const COLUMNS = ['/s', 'p50 ms', 'p99 ms', 'CPU µs', 'RSS MB'];
+const EMPTY = COLUMNS.map(() => '');
+
+function cells(r: LoadResult | { skip: string } | undefined): string[] {
+  if (!r) return COLUMNS.map(() => '–');
+  if ('skip' in r) return [`skipped: ${r.skip}`, ...EMPTY.slice(1)];
+  const errors = r.errors ? ` (${r.errors} errors)` : '';
+  return [`${f1(r.rate)}${errors}`, f2(r.p50), f2(r.p99), f0(r.cpuPerUnit * 1000), f0(r.rssPeak)];
+}
+
+function table(header: string[], rows: string[][]): string {
+  const line = (c: string[]) => `| ${c.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function mainTable(r: Report): string {
+  const kinds = r.stores.map((s) => s.kind);
+  const header = ['Scenario', ...kinds.flatMap((k) => COLUMNS.map((c, i) => (i === 0 ? `${k} ${c}` : c)))];
+  const rows: string[][] = [];
+  for (const s of r.bareScenarios) {
+    const b = r.bare.get(s.id);
+    rows.push([s.label, ...cells(b), ...kinds.slice(1).flatMap(() => EMPTY)]);
+  }
+  for (const s of r.scenarios) {
+    const label = s.unit ? `${s.label} — ${s.unit}/s` : s.label;
+    rows.push([label, ...r.stores.flatMap((st) => cells(st.run.results.get(s.id)))]);
+  }
+  for (const st of r.stores) {
+    const sc = st.run.scale;
+    if (!sc) continue;
+    const idx = kinds.indexOf(st.kind);
+    const pad = (c: string[]) => [...kinds.flatMap((_, i) => (i === idx ? c : EMPTY))];
+    rows.push([`Bearer read, ${sc.smallTokens.toLocaleString('en')} live tokens`, ...pad(cells(sc.small))]);
+    rows.push([`Bearer read, ${sc.largeTokens.toLocaleString('en')} live tokens`, ...pad(cells(sc.large))]);
+    const p = st.run.purge;
+    if (p) rows.push([`Bearer read while purging ${p.purged}`, ...pad(cells(p.during))]);
+  }
+  return table(header, rows);
+}
+
+export function budgetTable(verdicts: Verdict[]): string {
+  return table(
+    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result'],
+    verdicts.map((v) => [v.label, v.figure, v.target, v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**']),
+  );
+}
+
+export function writeReport(file: string, r: Report): void {
+  const m = r.machine;
+  const startup = r.stores
+    .filter((s) => s.run.startupMs?.length)
+    .map((s) => `- ${s.kind}: ${s.run.startupMs!.map((x) => `${(x / 1000).toFixed(3)} s`).join(', ')}`);
+  const memory = r.stores.filter((s) => s.run.memory).map((s) => `- ${s.kind}: ${f0(s.run.memory!.rss)} MB after ${s.run.memory!.tokens.toLocaleString('en')} tokens (${s.run.memory!.how})`);
+  const text = `# Benchmarks
+
+Written by \`npm run bench\`${r.smoke ? ' in smoke mode (figures are not meaningful)' : ''}. Rerun it to refresh this file.
+
+- Date: ${m.date}
+- Machine: ${m.cores} cores, ${m.cpu}, ${m.memoryGb} GB RAM; load average before the run: ${m.loadBefore}, after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}
+- Node ${m.node}; commit ${m.commit}
+- Load: autocannon in the bench process (separate from the servers, same machine), ${r.settings.connections} connections (the sequential flow: 1), ${r.settings.warmup} s warm-up then ${r.settings.duration} s measured per scenario; latencies from every response.
+- Servers: the production build (\`node dist/src/cli/main.js serve\`), one process, defaults except \`RATE_LIMIT_*=0\`; LOG_LEVEL info (the default), written to a file. SQLite runs in WAL mode with \`synchronous=NORMAL\`: a commit survives a crash or kill of the process (only an OS crash or power loss can lose the last commits). PostgreSQL: a fresh database on the local server.
+- The limit: a bare Fastify app (one GET route, one form POST route with @fastify/formbody, no logger) in a process of its own, measured in the same run.
+- argon2id verification alone (@node-rs/argon2 verify, parameters of src/users/passwords.ts, one process): ${r.argon2.rates.map((a) => `${f1(a.perSecond)}/s with ${a.concurrency} in flight`).join(', ')}.
+
+## Throughput, latency, memory
+
+Per scenario: requests (or whole flows) per second, latency percentiles over
+every response, the server's CPU time (user + system) per request or flow,
+and its peak resident memory. The bare rows run in their own processes and
+are the same for both stores. Two reference rows separate what the body and
+what Lyceum's plugin stack cost: the bare app answering Lyceum's discovery
+document, and bench/stack-server.ts (Lyceum's plugins and request logging
+around that same document, no Lyceum).
+
+With ${r.settings.connections} connections kept busy, the mean latency is
+${r.settings.connections} / throughput, so a p99 under 10 ms needs well over
+${f0(r.settings.connections / 0.01)} requests per second. On a shared
+machine, CPU per request is steadier than throughput.
+
+${mainTable(r)}
+
+## Budgets
+
+${budgetTable(r.verdicts)}
+
+## Start and memory
+
+First 200 answer after spawning the server on an existing database (the scale test's, with its tokens):
+${startup.join('\n') || '- not measured'}
+
+${memory.join('\n') || ''}
+${r.notes.length ? `\n## Notes from the run\n\n${r.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
+  writeFileSync(file, text);
+}

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench [-- --smoke]`: the bare-Fastify limit, argon2id alone, then
+ * every scenario against Lyceum on each store; prints the tables and the
+ * budgets and writes BENCHMARKS.md. Exits non-zero when a scenario failed
+ * to run or answered with errors (budgets never change the exit code).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBare, startStack } from './bare.ts';
+import { judge, type StoreRun } from './budgets.ts';
+import type { LoadResult } from './load.ts';
+import { assertBuilt } from './lyceum-server.ts';
+import { measure, problems } from './measure.ts';
+import { parseOptions } from './options.ts';
+import { runNode } from './processes.ts';
+import { budgetTable, describeMachine, mainTable, writeReport, type Report } from './report.ts';
+import { BARE_SCENARIOS, LYCEUM_SCENARIOS, STACK_SCENARIOS } from './scenarios.ts';
+import { benchStore } from './store-run.ts';
+
+const ARGON2_CONCURRENCY = [1, 2, 4];
+
+async function argon2Rates(seconds: number): Promise<{ concurrency: number; perSecond: number }[]> {
+  const rates = [];
+  for (const concurrency of ARGON2_CONCURRENCY) {
+    const out = await runNode(['--import', 'tsx', join(import.meta.dirname, 'argon2-baseline.ts')], {
+      ARGON2_SECONDS: String(seconds),
+      ARGON2_CONCURRENCY: String(concurrency),
+    });
+    rates.push(JSON.parse(out.trim().split('\n').at(-1)!) as { concurrency: number; perSecond: number });
+  }
+  console.log(`argon2id verify alone: ${rates.map((r) => `${r.perSecond.toFixed(1)}/s (${r.concurrency} in flight)`).join(', ')}`);
+  return rates;
+}
+
+async function main(): Promise<number> {
+  const opts = parseOptions(process.argv.slice(2));
+  assertBuilt();
+  const machine = describeMachine();
+  console.log(`lyceum bench${opts.smoke ? ' (smoke)' : ''}: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, load ${machine.loadBefore}`);
+  const dir = mkdtempSync(join(tmpdir(), 'lyceum-bench-'));
+
+  const bare = new Map<string, LoadResult>();
+  for (const [start, scenarios] of [[startBare, BARE_SCENARIOS], [startStack, STACK_SCENARIOS]] as const) {
+    const server = await start(dir);
+    try {
+      for (const s of scenarios) {
+        const r = await measure(s, opts, server, undefined, 'bare');
+        if ('rate' in r) bare.set(s.id, r);
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+  const rates = await argon2Rates(opts.smoke ? 1 : 5);
+  const best = rates.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+
+  const stores: Report['stores'] = [];
+  for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir) });
+
+  const sqlite: StoreRun = stores.find((s) => s.kind === 'sqlite')?.run ?? { results: new Map() };
+  const verdicts = opts.smoke
+    ? []
+    : judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite });
+
+  const failures: string[] = [];
+  for (const s of [...BARE_SCENARIOS, ...STACK_SCENARIOS]) failures.push(...problems(`bare ${s.id}`, bare.get(s.id), () => false));
+  for (const { kind, run } of stores) {
+    // The MCP scenario may be skipped until /mcp is served; nothing else may.
+    for (const s of LYCEUM_SCENARIOS) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), (why) => s.id === 'mcp' && why.startsWith('not served yet')));
+    if (run.scale) {
+      failures.push(...problems(`${kind} scale-small`, run.scale.small, () => false), ...problems(`${kind} scale-large`, run.scale.large, () => false));
+    }
+    if (run.purge) failures.push(...problems(`${kind} purge`, run.purge.during, () => false));
+  }
+  const notes = [...stores.flatMap((s) => s.run.notes ?? []), ...failures];
+
+  const report: Report = {
+    machine,
+    smoke: opts.smoke,
+    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup },
+    bareScenarios: [...BARE_SCENARIOS, ...STACK_SCENARIOS],
+    bare,
+    argon2: { rates },
+    scenarios: LYCEUM_SCENARIOS,
+    stores,
+    verdicts,
+    notes,
+  };
+  console.log(`\n${mainTable(report)}\n`);
+  if (verdicts.length) console.log(`${budgetTable(verdicts)}\n`);
+  for (const n of notes) console.log(`note: ${n}`);
+  if (opts.out) {
+    writeReport(opts.out, report);
+    console.log(`wrote ${opts.out}`);
+  }
+  if (failures.length) {
+    console.error(`\nbench: ${failures.length} scenario(s) failed (logs kept in ${dir}):\n${failures.map((f) => `  ${f}`).join('\n')}`);
+    return 1;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  console.log(opts.smoke ? 'bench smoke: every scenario ran without errors' : 'bench: done');
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

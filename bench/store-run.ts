@@ -1,0 +1,38 @@
+/**
+ * Every Lyceum scenario against a fresh server on one store, then the scale
+ * test and (SQLite) the memory figure, each on a server of its own.
+ */
+import { join } from 'node:path';
+import type { StoreRun } from './budgets.ts';
+import { freshDatabase, type StoreKind } from './data.ts';
+import { addBenchUser, startLyceum, type LyceumServer } from './lyceum-server.ts';
+import { measure } from './measure.ts';
+import type { Options } from './options.ts';
+import { LYCEUM_SCENARIOS, prepareServer } from './scenarios.ts';
+import { benchScale } from './scale.ts';
+import { benchMemory } from './memory.ts';
+import { mkdirSync } from 'node:fs';
+
+export async function benchStore(kind: StoreKind, opts: Options, dir: string): Promise<StoreRun> {
+  const run: StoreRun = { results: new Map() };
+  const logDir = join(dir, `${kind}-main`);
+  mkdirSync(logDir, { recursive: true });
+  const db = await freshDatabase(kind, dir);
+  let server: LyceumServer | undefined;
+  try {
+    await addBenchUser(db.url);
+    server = await startLyceum(db.url, logDir);
+    console.log(`${kind}: server ${server.url} (pid ${server.pid}, log ${server.logFile})`);
+    const ctx = await prepareServer(server.url, opts.connections * 2);
+    for (const scenario of LYCEUM_SCENARIOS) {
+      run.results.set(scenario.id, await measure(scenario, opts, server, ctx, kind));
+    }
+  } finally {
+    await server?.stop();
+    await db.drop();
+  }
+  Object.assign(run, await benchScale(kind, opts, dir));
+  // The memory budget is the SQLite store's; PostgreSQL skips it to keep the run short.
+  if (opts.issuedTokens > 0 && kind === 'sqlite') run.memory = await benchMemory(kind, opts, dir);
+  return run;
+}
