@@ -16,9 +16,14 @@ export async function serveCommand(config: Config): Promise<void> {
   if ((await store.users.list()).length === 0) {
     const password = randomBytes(12).toString('base64url');
     const email = process.env.OWNER_EMAIL ?? 'owner@lyceum.test';
-    await createUser(store, { email, password, name: 'School owner', role: 'owner' });
-    // Printed once, to the terminal only: it is stored as an argon2id hash.
-    process.stdout.write(`\nFirst start: created the school owner\n  email:    ${email}\n  password: ${password}\nChange it with: npx lyceum users passwd --email ${email} --password NEW_PASSWORD\n\n`);
+    try {
+      await createUser(store, { email, password, name: 'School owner', role: 'owner' });
+      // Printed once, to the terminal only: it is stored as an argon2id hash.
+      process.stdout.write(`\nFirst start: created the school owner\n  email:    ${email}\n  password: ${password}\nChange it with: npx lyceum users passwd --email ${email} --password NEW_PASSWORD\n\n`);
+    } catch (err) {
+      // Another instance starting on the same database created the owner first.
+      if (!(err instanceof DuplicateError)) throw err;
+    }
   }
   if (await isPlatformEmpty(store)) {
     try {
