@@ -35,7 +35,7 @@ const SCHOOL_PATCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  description: 'Fields to change; null clears an optional one. Unknown fields are ignored.',
+  description: 'Fields to change; null clears an optional one. An unknown field is refused (400).',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200, description: 'Name, 1 to 200 characters' },
     description: { type: 'string', maxLength: 5000, description: 'Description, up to 5000 characters' },
