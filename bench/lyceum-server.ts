@@ -46,6 +46,7 @@ export async function startLyceum(databaseUrl: string, logDir: string, env: Reco
       HOST: '127.0.0.1',
       RATE_LIMIT_REGISTER_PER_MINUTE: '0',
       RATE_LIMIT_SIGN_IN_PER_MINUTE: '0',
+      RATE_LIMIT_MCP_PER_MINUTE: '0',
       ...env,
     },
     port,

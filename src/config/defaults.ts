@@ -71,6 +71,11 @@ export const SETTINGS: readonly SettingDoc[] = [
     description: 'Sign-in form submissions accepted per client IP address per minute (0-100000, 0 disables the limit); more get a 429 page.',
   },
   {
+    env: 'RATE_LIMIT_MCP_PER_MINUTE',
+    default: '600',
+    description: 'MCP requests accepted per client per minute — per access token, or per IP address for anonymous callers (0-100000, 0 disables the limit); more get 429 too_many_requests.',
+  },
+  {
     env: 'REDIS_URL',
     default: '(none: each instance counts rate limits in its own memory)',
     description:

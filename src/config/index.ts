@@ -19,7 +19,7 @@ export interface Config {
   keysSecret: string | undefined;
   idTokenTtl: number;
   /** Requests per client IP per minute; 0 means no limit. */
-  rateLimits: { registerPerMinute: number; signInPerMinute: number };
+  rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number };
   /** Shared rate-limit counters; undefined keeps them in process. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -59,6 +59,7 @@ const schema = z.object({
   ID_TOKEN_TTL_SECONDS: int(60, 86_400).default(3600),
   RATE_LIMIT_REGISTER_PER_MINUTE: int(0, 100_000).default(60),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: int(0, 100_000).default(30),
+  RATE_LIMIT_MCP_PER_MINUTE: int(0, 100_000).default(600),
   REDIS_URL: z.string().optional(),
   REDIS_KEY_PREFIX: z.string().max(100, 'must be at most 100 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').default('lyceum:'),
   PURGE_INTERVAL_SECONDS: int(1, 86_400).default(600),
@@ -96,7 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registrationBodyLimit: e.REGISTRATION_BODY_LIMIT,
     keysSecret: e.KEYS_SECRET,
     idTokenTtl: e.ID_TOKEN_TTL_SECONDS,
-    rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE },
+    rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE },
     redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,

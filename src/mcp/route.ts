@@ -1,6 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { rateLimitPerMinute } from '../http/rate-limit.ts';
+import { sha256 } from '../oauth/tokens/secrets.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest } from '../resource/guard.ts';
@@ -10,6 +12,15 @@ import { toolByName } from './tools/index.ts';
 export const MCP_PATH = '/mcp';
 const MCP_BODY_LIMIT = 1024 * 1024;
 const NOT_JSON = Symbol('not-json');
+
+/**
+ * Rate-limit key per MCP client: its access token (hashed, never stored in clear in Redis either),
+ * or its address when it calls anonymously.
+ */
+function mcpClientKey(request: FastifyRequest): string {
+  const auth = request.headers.authorization;
+  return auth ? `mcp-token:${sha256(auth)}` : `mcp-ip:${request.ip}`;
+}
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
   return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code, message } });
@@ -45,7 +56,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       }
     });
 
-    scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT, schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    const limit = rateLimitPerMinute(deps.config.rateLimits.mcpPerMinute);
+    const rateLimit = limit && { ...limit, keyGenerator: mcpClientKey };
+    scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
       const required = scopesNeeded(request.body);
       const caller = await authorizeRequest(

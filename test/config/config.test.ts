@@ -82,6 +82,7 @@ const EXAMPLES: Record<string, Example> = {
     invalid: ['-1', '100001', 'lots', '1.5'],
   },
   RATE_LIMIT_SIGN_IN_PER_MINUTE: { valid: '5', read: (c) => c.rateLimits.signInPerMinute, expected: 5, invalid: ['-1', '100001', 'few'] },
+  RATE_LIMIT_MCP_PER_MINUTE: { valid: '7', read: (c) => c.rateLimits.mcpPerMinute, expected: 7, invalid: ['-1', '100001', 'many'] },
   REDIS_URL: {
     valid: 'rediss://cache.example:6380/0',
     read: (c) => c.redisUrl,
