@@ -82,6 +82,13 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
       { note: 'HTML page', where: 'sign-in form', when: perMinute(config.rateLimits.signInPerMinute, 'sign-in attempts', 'RATE_LIMIT_SIGN_IN_PER_MINUTE') },
+      {
+        where: code('/mcp'),
+        when:
+          config.rateLimits.mcpPerMinute > 0
+            ? `More than ${config.rateLimits.mcpPerMinute} requests per minute from one client: one access token, or one address for anonymous callers (RATE_LIMIT_MCP_PER_MINUTE).`
+            : 'Never on this server: the limit is off (RATE_LIMIT_MCP_PER_MINUTE=0).',
+      },
     ],
     server_error: [{ where: 'any', when: 'An unexpected failure; the detail stays in the server log.' }],
   };
