@@ -17,10 +17,13 @@ export interface Options {
   startupRuns: number;
   /** BENCHMARKS.md, or undefined to write nothing (smoke mode unless --out is given). */
   out: string | undefined;
+  /** Scenario ids to run (--only): nothing else runs and no budget is judged. */
+  only: string[] | undefined;
 }
 
-const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--connections=N] [--duration=S] [--warmup=S] [--out=FILE]
+const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--connections=N] [--duration=S] [--warmup=S] [--out=FILE] [--only=ID,...]
   --smoke   1.5 s per scenario, 4 connections, small data; checks that every scenario runs without errors
+  --only    just these scenarios (ids: bare-get, discovery, userinfo, ...), no scale, memory or budgets; for working on one path
   PostgreSQL runs when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh database is created and dropped).`;
 
 export function parseOptions(argv: string[]): Options {
@@ -30,7 +33,7 @@ export function parseOptions(argv: string[]): Options {
     if (!m) throw new Error(`unknown argument ${arg}\n${USAGE}`);
     flags.set(m[1]!, m[2] ?? 'true');
   }
-  const known = ['smoke', 'stores', 'connections', 'duration', 'warmup', 'out', 'help'];
+  const known = ['smoke', 'stores', 'connections', 'duration', 'warmup', 'out', 'help', 'only'];
   const unknown = [...flags.keys()].filter((k) => !known.includes(k));
   if (unknown.length || flags.has('help')) throw new Error(`${unknown.length ? `unknown option --${unknown[0]}\n` : ''}${USAGE}`);
   const smoke = flags.has('smoke');
@@ -54,6 +57,7 @@ export function parseOptions(argv: string[]): Options {
     expiredTokens: smoke ? 20_000 : 300_000,
     issuedTokens: smoke ? 1000 : 100_000,
     startupRuns: smoke ? 1 : 3,
-    out: flags.get('out') ?? (smoke ? undefined : 'BENCHMARKS.md'),
+    out: flags.get('out') ?? (smoke || flags.has('only') ? undefined : 'BENCHMARKS.md'),
+    only: flags.get('only')?.split(','),
   };
 }

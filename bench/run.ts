@@ -45,6 +45,7 @@ async function main(): Promise<number> {
     const server = await start(dir);
     try {
       for (const s of scenarios) {
+        if (opts.only && !opts.only.includes(s.id)) continue;
         const r = await measure(s, opts, server, undefined, 'bare');
         if ('rate' in r) bare.set(s.id, r);
       }
@@ -52,22 +53,23 @@ async function main(): Promise<number> {
       await server.stop();
     }
   }
-  const rates = await argon2Rates(opts.smoke ? 1 : 5);
+  const rates = opts.only && !opts.only.some((id) => id.startsWith('flow')) ? [{ concurrency: 1, perSecond: 0 }] : await argon2Rates(opts.smoke ? 1 : 5);
   const best = rates.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
 
   const stores: Report['stores'] = [];
   for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir) });
 
   const sqlite: StoreRun = stores.find((s) => s.kind === 'sqlite')?.run ?? { results: new Map() };
-  const verdicts = opts.smoke
+  const verdicts = opts.smoke || opts.only
     ? []
     : judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite });
 
   const failures: string[] = [];
-  for (const s of [...BARE_SCENARIOS, ...STACK_SCENARIOS]) failures.push(...problems(`bare ${s.id}`, bare.get(s.id), () => false));
+  const selected = <T extends { id: string }>(list: readonly T[]) => list.filter((s) => !opts.only || opts.only.includes(s.id));
+  for (const s of selected([...BARE_SCENARIOS, ...STACK_SCENARIOS])) failures.push(...problems(`bare ${s.id}`, bare.get(s.id), () => false));
   for (const { kind, run } of stores) {
     // The MCP scenario may be skipped until /mcp is served; nothing else may.
-    for (const s of LYCEUM_SCENARIOS) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), (why) => s.id === 'mcp' && why.startsWith('not served yet')));
+    for (const s of selected(LYCEUM_SCENARIOS)) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), (why) => s.id === 'mcp' && why.startsWith('not served yet')));
     if (run.scale) {
       failures.push(...problems(`${kind} scale-small`, run.scale.small, () => false), ...problems(`${kind} scale-large`, run.scale.large, () => false));
     }

@@ -25,12 +25,14 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
     console.log(`${kind}: server ${server.url} (pid ${server.pid}, log ${server.logFile})`);
     const ctx = await prepareServer(server.url, opts.connections * 2);
     for (const scenario of LYCEUM_SCENARIOS) {
+      if (opts.only && !opts.only.includes(scenario.id)) continue;
       run.results.set(scenario.id, await measure(scenario, opts, server, ctx, kind));
     }
   } finally {
     await server?.stop();
     await db.drop();
   }
+  if (opts.only) return run;
   Object.assign(run, await benchScale(kind, opts, dir));
   // The memory budget is the SQLite store's; PostgreSQL skips it to keep the run short.
   if (opts.issuedTokens > 0 && kind === 'sqlite') run.memory = await benchMemory(kind, opts, dir);

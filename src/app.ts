@@ -1,17 +1,17 @@
 import cookie from '@fastify/cookie';
-import cors from '@fastify/cors';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
+import { registerCors } from './http/cors.ts';
 import { rejectNulCharacters } from './http/reject-nul.ts';
+import { registerSecurityHeaders, securityPolicy } from './http/security-headers.ts';
 import { setStrictBodyValidation } from './http/validators.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
-import { serializeRequest } from './http/log-redaction.ts';
+import { appLogger } from './http/logger.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize/routes.ts';
 import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
 import { ENDPOINTS } from './oauth/endpoints.ts';
@@ -31,10 +31,9 @@ import { registerHome } from './web/home.ts';
 import { cookieOptions } from './web/session.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
-const CORS_PATHS = ['/mcp', ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo];
-const isCorsPath = (url: string) => {
-  const path = url.split('?')[0] ?? '';
-  return path.startsWith('/.well-known/') || (CORS_PATHS as readonly string[]).includes(path);
+const CORS_PATHS = {
+  exact: ['/mcp', ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo],
+  prefixes: ['/.well-known/'],
 };
 
 /** TRUST_PROXY=<n>: trust the n proxies nearest to this server. */
@@ -45,8 +44,9 @@ const hopCount = (n: number) => (_address: string, hop: number) => hop < n;
  * then routes. No listening, no config reading: main.ts does that.
  */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const logger = appLogger(deps.config.logLevel);
   const app = Fastify({
-    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel, serializers: { req: serializeRequest } },
+    logger: logger.options,
     logController: new OneLinePerRequest(),
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
     bodyLimit: 64 * 1024,
@@ -55,6 +55,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Errors the router raises before any route (bad URL encoding, over-long parameters) get the same error shape.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   });
+  app.addHook('onClose', logger.flush);
   rejectNulCharacters(app);
   setStrictBodyValidation(app);
 
@@ -70,30 +71,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     cookieOpts: { ...cookieOptions(deps.config), signed: false },
     getToken: (req) => (req.body as Record<string, string> | undefined)?._csrf,
   });
-  await app.register(helmet, {
-    // Pages may not be framed (clickjacking on the consent page). form-action stays open:
-    // Chromium applies it to the redirect that follows the consent form, which goes to the client.
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    hsts: deps.config.secureCookies,
-    crossOriginResourcePolicy: false,
-  });
-  await app.register(cors, {
-    delegator: (req, cb) => {
-      cb(null, isCorsPath(req.url ?? '')
-        ? { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'], exposedHeaders: ['WWW-Authenticate'], maxAge: 86_400 }
-        : { origin: false });
-    },
-  });
+  registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));
+  await registerCors(app, CORS_PATHS);
 
   registerAssets(app);
   registerHome(app, deps);

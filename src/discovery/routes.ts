@@ -5,7 +5,17 @@ import type { KeyRing } from '../oidc/keyring.ts';
 import { PRM_PATHS } from '../resource/protected-resources.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 
-const cacheable = (reply: FastifyReply) => reply.header('cache-control', 'public, max-age=300');
+/**
+ * A document that depends only on the configuration, serialized once: each
+ * request sends the same JSON text with its cache headers.
+ */
+function staticJson(document: unknown) {
+  const body = JSON.stringify(document);
+  return async (_request: unknown, reply: FastifyReply) => {
+    reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8');
+    return body;
+  };
+}
 
 /** JSON Schema of a document, read off an instance of it: the description follows the code that builds it. */
 function schemaOf(value: unknown): Record<string, unknown> {
@@ -28,30 +38,20 @@ const documentSchema = (summary: string, description: string, example: unknown, 
 
 /** The well-known documents. Any other /.well-known path falls to the JSON 404. */
 export function registerDiscoveryRoutes(app: FastifyInstance, deps: Deps, keys: KeyRing): void {
-  const asMetadata = async (_req: unknown, reply: FastifyReply) => {
-    cacheable(reply);
-    return authorizationServerMetadata(deps.config.issuer);
-  };
   const asExample = authorizationServerMetadata(deps.config.issuer);
   const prmExample = protectedResourceMetadata(deps.config.issuer, 'api');
   app.get('/.well-known/oauth-authorization-server', {
     schema: documentSchema('Authorization server metadata', 'RFC 8414: every endpoint, grant type, scope and client authentication method; authoritative if other documents disagree.', asExample),
-  }, asMetadata);
+  }, staticJson(asExample));
   app.get('/.well-known/openid-configuration', {
     schema: documentSchema('OpenID Connect discovery', 'OpenID Connect Discovery 1.0 §3: the same document as the authorization server metadata.', asExample),
-  }, asMetadata);
+  }, staticJson(asExample));
   app.get(PRM_PATHS.api, {
     schema: documentSchema('Protected resource metadata of the API', 'RFC 9728: resource is the issuer; authorization_servers[0] is the issuer; lists every scope.', prmExample),
-  }, async (_req, reply) => {
-    cacheable(reply);
-    return protectedResourceMetadata(deps.config.issuer, 'api');
-  });
+  }, staticJson(prmExample));
   app.get(PRM_PATHS.mcp, {
     schema: documentSchema('Protected resource metadata of the MCP server', 'RFC 9728: resource is {issuer}/mcp; lists only the scopes the MCP tools use.', prmExample),
-  }, async (_req, reply) => {
-    cacheable(reply);
-    return protectedResourceMetadata(deps.config.issuer, 'mcp');
-  });
+  }, staticJson(protectedResourceMetadata(deps.config.issuer, 'mcp')));
   app.get(ENDPOINTS.jwks, {
     schema: documentSchema(
       'ID token signing keys',

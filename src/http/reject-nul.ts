@@ -5,7 +5,10 @@ function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (depth > 20 || typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return value.some((v) => holdsNul(v, depth + 1));
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || holdsNul(v, depth + 1));
+  for (const key in value) {
+    if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 /**
@@ -14,9 +17,9 @@ function holdsNul(value: unknown, depth = 0): boolean {
  * every route, so both stores answer the same clear 400.
  */
 export function rejectNulCharacters(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (holdsNul(request.query) || holdsNul(request.params) || holdsNul(request.body)) {
-      throw new OAuthError('invalid_request', 'Parameters must not contain NUL characters');
-    }
+      done(new OAuthError('invalid_request', 'Parameters must not contain NUL characters'));
+    } else done();
   });
 }
