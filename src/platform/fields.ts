@@ -106,24 +106,40 @@ export function updateSchema(fields: Fields): Record<string, unknown> {
   return { type: 'object', additionalProperties: false, minProperties: 1, properties };
 }
 
+type Converter = (v: unknown) => unknown;
+
+const isoTime = (v: unknown) => new Date(Number(v)).toISOString();
+
+function converterOf(f: FieldDef): Converter | undefined {
+  if (f.type === 'boolean') return (v) => v === true || v === 1 || v === '1';
+  if (f.type === 'integer') return Number;
+  if (f.type === 'datetime') return isoTime;
+  if (f.type === 'json') return (v) => (typeof v === 'string' ? JSON.parse(v) : v);
+  return undefined;
+}
+
+/** Per field set: each field's name, definition and conversion, worked out once rather than per row. */
+const plans = new WeakMap<Fields, [string, FieldDef, Converter | undefined][]>();
+function planOf(fields: Fields) {
+  let plan = plans.get(fields);
+  if (!plan) {
+    plan = Object.entries(fields).map(([name, f]) => [name, f, converterOf(f)]);
+    plans.set(fields, plan);
+  }
+  return plan;
+}
+
 /** A stored row (JSON as text, booleans 0/1, times as epoch ms) → the API's JSON. */
 export function rowToRecord(fields: Fields, row: Record<string, unknown>, only?: (f: FieldDef) => boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id };
-  for (const [name, f] of Object.entries(fields)) {
+  for (const [name, f, convert] of planOf(fields)) {
     if (only && !only(f)) continue;
     const v = row[name];
-    if (v === null || v === undefined) {
-      out[name] = f.type === 'json' ? (f.default ?? null) : null;
-      continue;
-    }
-    if (f.type === 'boolean') out[name] = v === true || v === 1 || v === '1';
-    else if (f.type === 'integer') out[name] = Number(v);
-    else if (f.type === 'datetime') out[name] = new Date(Number(v)).toISOString();
-    else if (f.type === 'json') out[name] = typeof v === 'string' ? JSON.parse(v) : v;
-    else out[name] = v;
+    if (v === null || v === undefined) out[name] = f.type === 'json' ? (f.default ?? null) : null;
+    else out[name] = convert ? convert(v) : v;
   }
-  out.created_at = new Date(Number(row.created_at)).toISOString();
-  out.updated_at = new Date(Number(row.updated_at)).toISOString();
+  out.created_at = isoTime(row.created_at);
+  out.updated_at = isoTime(row.updated_at);
   return out;
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
+import { compiledLookup } from './compiled-lookup.ts';
 import type { ClientsTable, Database } from './schema.ts';
 
 function toClient(row: Selectable<ClientsTable>): Client {
@@ -12,6 +13,7 @@ function toClient(row: Selectable<ClientsTable>): Client {
 }
 
 export function kyselyClientStore(db: Kysely<Database>): ClientStore {
+  const findById = compiledLookup(db, db.selectFrom('clients').selectAll().where('id', '=', ''));
   return {
     async create(client) {
       await db
@@ -25,7 +27,7 @@ export function kyselyClientStore(db: Kysely<Database>): ClientStore {
         .execute();
     },
     async find(id) {
-      const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await findById(id);
       return row && toClient(row);
     },
     async list() {

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
+import { compiledLookup } from './compiled-lookup.ts';
 import type { Database, TokensTable } from './schema.ts';
 
 function toToken(row: Selectable<TokensTable>): Token {
@@ -79,13 +80,12 @@ export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
   };
 
   // The lookup behind every bearer-protected request, built and compiled once; only the hash changes.
-  const findByHash = db.selectFrom('tokens').selectAll().where('hash', '=', '').compile();
+  const findByHash = compiledLookup(db, db.selectFrom('tokens').selectAll().where('hash', '=', ''));
 
   return {
     insert: (tokens) => insert(db, tokens),
     async find(hash) {
-      const { rows } = await db.executeQuery<Selectable<TokensTable>>({ ...findByHash, parameters: [hash] });
-      const row = rows[0];
+      const row = await findByHash(hash);
       return row && toToken(row);
     },
     async rotate(hash, now, successors) {

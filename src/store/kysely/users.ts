@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { isRole } from '../../oauth/roles.ts';
 import { DuplicateError, type User, type UserStore } from '../types.ts';
 import type { Database, UsersTable } from './schema.ts';
+import { compiledLookup } from './compiled-lookup.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
 function toUser(row: Selectable<UsersTable>): User {
@@ -17,6 +18,7 @@ function toUser(row: Selectable<UsersTable>): User {
 }
 
 export function kyselyUserStore(db: Kysely<Database>): UserStore {
+  const findById = compiledLookup(db, db.selectFrom('users').selectAll().where('id', '=', ''));
   return {
     async create(user) {
       try {
@@ -42,7 +44,7 @@ export function kyselyUserStore(db: Kysely<Database>): UserStore {
       return row && toUser(row);
     },
     async findById(id) {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await findById(id);
       return row && toUser(row);
     },
     async list() {
