@@ -1,6 +1,10 @@
 /**
  * The performance budgets (SQLite store, one process), each judged against
- * figures measured in the same run.
+ * figures measured in the same run. A budget set as a share of the bare
+ * route also gets its floor (bench/floor-server.ts: the endpoint's
+ * unavoidable work alone) as a share of that same bare route, which says
+ * whether the budget can be met on this machine at all, and Lyceum as a
+ * share of the floor, which says how close it comes.
  */
 import type { LoadResult } from './load.ts';
 
@@ -24,22 +28,36 @@ export interface Verdict {
   figure: string;
   target: string;
   met: boolean | undefined;
+  /** Ratio budgets: the floor as a share of the bare route, and whether that reaches the target. */
+  floor?: string;
+  /** Ratio budgets: Lyceum as a share of the floor, throughput and CPU per request. */
+  vsFloor?: string;
 }
 
 const measured = (r: LoadResult | { skip: string } | undefined): LoadResult | undefined => (r && 'rate' in r ? r : undefined);
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
+const us = (r: LoadResult) => `${(r.cpuPerUnit * 1000).toFixed(0)} µs`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export function judge(f: RunFigures): Verdict[] {
   const out: Verdict[] = [];
   const s = f.sqlite.results;
   const ratio = (id: string, bareId: string, min: number, what: string) => {
+    const label = `${what} ≥ ${pct(min)} of ${bareId}`;
     const r = measured(s.get(id));
     const bare = f.bare.get(bareId);
-    if (!r || !bare) return out.push({ label: `${what} ≥ ${pct(min)} of ${bareId}`, figure: 'not measured', target: pct(min), met: undefined });
+    const floor = measured(s.get(`floor-${id}`));
+    // Throughput is what the budgets compare; CPU per request says the same more steadily on a busy machine.
+    const floorFigures: Pick<Verdict, 'floor' | 'vsFloor'> = {
+      floor: floor && bare
+        ? `floor: ${pct(floor.rate / bare.rate)} of ${bareId} (${floor.rate.toFixed(0)} req/s; by CPU ${pct(bare.cpuPerUnit / floor.cpuPerUnit)}: ${us(floor)} vs ${us(bare)}/req): ${floor.rate / bare.rate >= min ? 'within reach' : '**out of reach** on this machine'}`
+        : 'not measured',
+      vsFloor: floor && r ? `Lyceum: ${pct(r.rate / floor.rate)} of floor (by CPU ${pct(floor.cpuPerUnit / r.cpuPerUnit)}: ${us(r)} vs ${us(floor)}/req)` : 'not measured',
+    };
+    if (!r || !bare) return out.push({ label, figure: 'not measured', target: pct(min), met: undefined, ...floorFigures });
     const x = r.rate / bare.rate;
-    out.push({ label: `${what} ≥ ${pct(min)} of ${bareId}`, figure: `${pct(x)} (${r.rate.toFixed(0)} / ${bare.rate.toFixed(0)} req/s)`, target: pct(min), met: x >= min });
+    out.push({ label, figure: `${pct(x)} (${r.rate.toFixed(0)} / ${bare.rate.toFixed(0)} req/s)`, target: pct(min), met: x >= min, ...floorFigures });
   };
   ratio('discovery', 'bare-get', 0.8, 'Discovery');
   ratio('bearer-read', 'bare-get', 0.6, 'Bearer-protected read');

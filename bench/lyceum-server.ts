@@ -39,7 +39,8 @@ export async function addBenchUser(databaseUrl: string): Promise<void> {
 export async function startLyceum(databaseUrl: string, logDir: string, env: Record<string, string> = {}): Promise<LyceumServer> {
   const port = await freePort();
   const server = await spawnServer({
-    args: [MAIN, 'serve'],
+    // BENCH_CPU_PROFILE=<dir>: each Lyceum server writes a V8 CPU profile there when it stops.
+    args: [...(process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : []), MAIN, 'serve'],
     env: {
       ...baseEnv(databaseUrl),
       PORT: String(port),

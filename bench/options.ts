@@ -17,13 +17,14 @@ export interface Options {
   startupRuns: number;
   /** BENCHMARKS.md, or undefined to write nothing (smoke mode unless --out is given). */
   out: string | undefined;
-  /** Scenario ids to run (--only): nothing else runs and no budget is judged. */
+  /** Scenario ids to run (--only): nothing else runs and only the budgets they measure are judged. */
   only: string[] | undefined;
 }
 
 const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--connections=N] [--duration=S] [--warmup=S] [--out=FILE] [--only=ID,...]
   --smoke   1.5 s per scenario, 4 connections, small data; checks that every scenario runs without errors
-  --only    just these scenarios (ids: bare-get, discovery, userinfo, ...), no scale, memory or budgets; for working on one path
+  --only    just these scenarios (ids: bare-get, discovery, userinfo, floor-userinfo, ...), no scale or memory; budgets only
+            where every figure was measured; for working on one path
   PostgreSQL runs when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh database is created and dropped).`;
 
 export function parseOptions(argv: string[]): Options {

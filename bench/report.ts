@@ -49,6 +49,8 @@ export interface Report {
   settings: { connections: number; duration: number; warmup: number };
   bareScenarios: Scenario[];
   bare: Map<string, LoadResult>;
+  /** Measured on the SQLite store's database; their results are in its run. */
+  floorScenarios: Scenario[];
   argon2: { rates: { concurrency: number; perSecond: number }[] };
   scenarios: Scenario[];
   stores: { kind: 'sqlite' | 'postgres'; run: StoreRun }[];
@@ -83,6 +85,9 @@ export function mainTable(r: Report): string {
     const b = r.bare.get(s.id);
     rows.push([s.label, ...cells(b), ...kinds.slice(1).flatMap(() => EMPTY)]);
   }
+  for (const s of r.floorScenarios) {
+    rows.push([s.label, ...r.stores.flatMap((st) => (st.kind === 'sqlite' ? cells(st.run.results.get(s.id)) : EMPTY))]);
+  }
   for (const s of r.scenarios) {
     const label = s.unit ? `${s.label} — ${s.unit}/s` : s.label;
     rows.push([label, ...r.stores.flatMap((st) => cells(st.run.results.get(s.id)))]);
@@ -101,9 +106,10 @@ export function mainTable(r: Report): string {
 }
 
 export function budgetTable(verdicts: Verdict[]): string {
+  const result = (v: Verdict) => (v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**');
   return table(
-    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result'],
-    verdicts.map((v) => [v.label, v.figure, v.target, v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**']),
+    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result', 'Floor: the work alone, vs bare', 'Lyceum vs floor'],
+    verdicts.map((v) => [v.label, v.figure, v.target, result(v), v.floor ?? '', v.vsFloor ?? '']),
   );
 }
 
@@ -123,6 +129,7 @@ Written by \`npm run bench\`${r.smoke ? ' in smoke mode (figures are not meaning
 - Load: autocannon in the bench process (separate from the servers, same machine), ${r.settings.connections} connections (the sequential flow: 1), ${r.settings.warmup} s warm-up then ${r.settings.duration} s measured per scenario; latencies from every response.
 - Servers: the production build (\`node dist/src/cli/main.js serve\`), one process, defaults except \`RATE_LIMIT_*=0\`; LOG_LEVEL info (the default), written to a file. SQLite runs in WAL mode with \`synchronous=NORMAL\`: a commit survives a crash or kill of the process (only an OS crash or power loss can lose the last commits). PostgreSQL: a fresh database on the local server.
 - The limit: a bare Fastify app (one GET route, one form POST route with @fastify/formbody, no logger) in a process of its own, measured in the same run.
+- The floor: bench/floor-server.ts, the same bare Fastify app serving Lyceum's measured endpoints on their paths, each doing only the work it cannot avoid, directly with better-sqlite3 prepared statements on the database of the SQLite server of the run (same file, tables, indexes and pragmas, WAL checkpoints on a worker thread as in Lyceum), in a process of its own, measured right after the Lyceum scenarios with the very same requests, clients, tokens and refresh chains.
 - argon2id verification alone (@node-rs/argon2 verify, parameters of src/users/passwords.ts, one process): ${r.argon2.rates.map((a) => `${f1(a.perSecond)}/s with ${a.concurrency} in flight`).join(', ')}.
 
 ## Throughput, latency, memory
@@ -135,6 +142,22 @@ what Lyceum's plugin stack cost: the bare app answering Lyceum's discovery
 document, and bench/stack-server.ts (Lyceum's plugins and request logging
 around that same document, no Lyceum).
 
+The floor rows (SQLite only) do what each endpoint must do and no more:
+discovery sends Lyceum's discovery answer, bytes and headers copied from the
+server at start; UserInfo hashes the Bearer token (SHA-256), reads its row,
+checks kind, expiry, revocation and audience, reads the user and answers the
+claims; the bearer read does the same token check, then the students query
+Lyceum runs (first page of 20, ordered by created_at and id) and answers the
+same JSON; introspection parses the form, reads the client and the token and
+answers RFC 7662; the refresh grant parses the form, reads the client, the
+token and the user, derives the successor pair (HMAC) and hashes it, then in
+one transaction retires the old refresh token and inserts the two new rows,
+and answers the token JSON; registration parses the JSON body, checks the
+redirect URIs, inserts the client and answers it. Every response carries
+Lyceum's headers (security, CORS, cache). Before each floor scenario, its
+first request is sent to Lyceum and to the floor: any difference in status,
+headers or body is listed under "Notes from the run".
+
 With ${r.settings.connections} connections kept busy, the mean latency is
 ${r.settings.connections} / throughput, so a p99 under 10 ms needs well over
 ${f0(r.settings.connections / 0.01)} requests per second. On a shared
@@ -143,6 +166,15 @@ machine, CPU per request is steadier than throughput.
 ${mainTable(r)}
 
 ## Budgets
+
+A budget set as a share of the bare route is paired with its floor: the
+floor's throughput as a share of the same bare route says whether the budget
+can be met on this machine at all (**out of reach** when even the work alone,
+done the simplest way, stays below the target; the floor's share is then the
+highest target that could be met here), and Lyceum as a share of the floor
+says how close it comes to what its work allows. Both cells also give the
+share by server CPU time per request (the reference's divided by the measured
+one's), steadier than throughput on a busy machine.
 
 ${budgetTable(r.verdicts)}
 

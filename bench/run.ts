@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --smoke]`: the bare-Fastify limit, argon2id alone, then
- * every scenario against Lyceum on each store; prints the tables and the
- * budgets and writes BENCHMARKS.md. Exits non-zero when a scenario failed
+ * every scenario against Lyceum on each store (and, on SQLite, the floor of
+ * each budgeted endpoint); prints the tables and the budgets and writes
+ * BENCHMARKS.md. Exits non-zero when a scenario failed
  * to run or answered with errors (budgets never change the exit code).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { measure, problems } from './measure.ts';
 import { parseOptions } from './options.ts';
 import { runNode } from './processes.ts';
 import { budgetTable, describeMachine, mainTable, writeReport, type Report } from './report.ts';
+import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import { BARE_SCENARIOS, LYCEUM_SCENARIOS, STACK_SCENARIOS } from './scenarios.ts';
 import { benchStore } from './store-run.ts';
 
@@ -60,9 +62,9 @@ async function main(): Promise<number> {
   for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir) });
 
   const sqlite: StoreRun = stores.find((s) => s.kind === 'sqlite')?.run ?? { results: new Map() };
-  const verdicts = opts.smoke || opts.only
-    ? []
-    : judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite });
+  const judged = judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite });
+  // --only: the budgets whose figures were measured (and their floors), for working on one path.
+  const verdicts = opts.smoke ? [] : opts.only ? judged.filter((v) => v.met !== undefined) : judged;
 
   const failures: string[] = [];
   const selected = <T extends { id: string }>(list: readonly T[]) => list.filter((s) => !opts.only || opts.only.includes(s.id));
@@ -70,6 +72,7 @@ async function main(): Promise<number> {
   for (const { kind, run } of stores) {
     // The MCP scenario may be skipped until /mcp is served; nothing else may.
     for (const s of selected(LYCEUM_SCENARIOS)) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), (why) => s.id === 'mcp' && why.startsWith('not served yet')));
+    if (kind === 'sqlite') for (const s of selected(FLOOR_SCENARIOS)) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), () => false));
     if (run.scale) {
       failures.push(...problems(`${kind} scale-small`, run.scale.small, () => false), ...problems(`${kind} scale-large`, run.scale.large, () => false));
     }
@@ -83,6 +86,7 @@ async function main(): Promise<number> {
     settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup },
     bareScenarios: [...BARE_SCENARIOS, ...STACK_SCENARIOS],
     bare,
+    floorScenarios: FLOOR_SCENARIOS,
     argon2: { rates },
     scenarios: LYCEUM_SCENARIOS,
     stores,
@@ -100,7 +104,9 @@ async function main(): Promise<number> {
     console.error(`\nbench: ${failures.length} scenario(s) failed (logs kept in ${dir}):\n${failures.map((f) => `  ${f}`).join('\n')}`);
     return 1;
   }
-  rmSync(dir, { recursive: true, force: true });
+  // BENCH_KEEP_LOGS=1 keeps the servers' logs (per-request lines with their response times).
+  if (process.env.BENCH_KEEP_LOGS) console.log(`logs kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
   console.log(opts.smoke ? 'bench smoke: every scenario ran without errors' : 'bench: done');
   return 0;
 }

@@ -1,10 +1,12 @@
 /**
- * Every Lyceum scenario against a fresh server on one store, then the scale
- * test and (SQLite) the memory figure, each on a server of its own.
+ * Every Lyceum scenario against a fresh server on one store, then (SQLite)
+ * the floor scenarios on that server's database, then the scale test and
+ * (SQLite) the memory figure, each on a server of its own.
  */
 import { join } from 'node:path';
 import type { StoreRun } from './budgets.ts';
 import { freshDatabase, type StoreKind } from './data.ts';
+import { benchFloor } from './floor-run.ts';
 import { addBenchUser, startLyceum, type LyceumServer } from './lyceum-server.ts';
 import { measure } from './measure.ts';
 import type { Options } from './options.ts';
@@ -28,12 +30,19 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       if (opts.only && !opts.only.includes(scenario.id)) continue;
       run.results.set(scenario.id, await measure(scenario, opts, server, ctx, kind));
     }
+    // The budgets are the SQLite store's, so is their floor.
+    if (kind === 'sqlite') {
+      const floor = await benchFloor(opts, server, ctx, logDir);
+      for (const [id, r] of floor.results) run.results.set(id, r);
+      run.notes = [...(run.notes ?? []), ...floor.notes];
+    }
   } finally {
     await server?.stop();
     await db.drop();
   }
   if (opts.only) return run;
-  Object.assign(run, await benchScale(kind, opts, dir));
+  const scale = await benchScale(kind, opts, dir);
+  Object.assign(run, scale, { notes: [...(run.notes ?? []), ...(scale.notes ?? [])] });
   // The memory budget is the SQLite store's; PostgreSQL skips it to keep the run short.
   if (opts.issuedTokens > 0 && kind === 'sqlite') run.memory = await benchMemory(kind, opts, dir);
   return run;

@@ -1,0 +1,38 @@
+/**
+ * The floor scenarios of a SQLite run, right after the Lyceum scenarios: the
+ * floor server on the very database of the Lyceum server (which stays up,
+ * idle, to top up the refresh chains), each scenario checked against
+ * Lyceum's answer first, then measured like the Lyceum ones.
+ */
+import { startFloor } from './bare.ts';
+import { floorParity } from './floor-parity.ts';
+import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
+import type { LyceumServer } from './lyceum-server.ts';
+import { measure, type Outcome } from './measure.ts';
+import type { Options } from './options.ts';
+import { cpuMs } from './processes.ts';
+import type { ServerContext } from './scenarios.ts';
+
+export async function benchFloor(opts: Options, lyceum: LyceumServer, ctx: ServerContext, logDir: string): Promise<{ results: Map<string, Outcome>; notes: string[] }> {
+  const results = new Map<string, Outcome>();
+  const notes: string[] = [];
+  const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
+  if (selected.length === 0) return { results, notes };
+  const floor = await startFloor(logDir, lyceum);
+  console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
+  try {
+    for (const s of selected) {
+      const differences = await floorParity(s, ctx, lyceum.url, floor.url);
+      for (const d of differences) console.log(`  warning: ${d}`);
+      notes.push(...differences);
+      const [lyceumBefore, floorBefore] = [cpuMs(lyceum.pid), cpuMs(floor.pid)];
+      results.set(s.id, await measure(s, opts, floor, ctx, 'sqlite'));
+      // The idle Lyceum server's checkpointer shares the WAL with the floor's: note if it took a real part of the work.
+      const [idle, busy] = [cpuMs(lyceum.pid) - lyceumBefore, cpuMs(floor.pid) - floorBefore];
+      if (idle > 0.05 * busy) notes.push(`${s.id}: the idle Lyceum server used ${idle.toFixed(0)} ms of CPU meanwhile (the floor server ${busy.toFixed(0)} ms)`);
+    }
+  } finally {
+    await floor.stop();
+  }
+  return { results, notes };
+}
