@@ -11,7 +11,7 @@ import { registerSecurityHeaders, securityPolicy } from './http/security-headers
 import { setStrictBodyValidation } from './http/validators.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
-import { appLogger } from './http/logger.ts';
+import { appLogger, quietPublicDocuments } from './http/logger.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize/routes.ts';
 import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
 import { ENDPOINTS } from './oauth/endpoints.ts';
@@ -22,6 +22,7 @@ import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token/route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { registerDocumentRoutes } from './discovery/documents.ts';
+import { DOCUMENT_PATHS } from './discovery/llms-txt.ts';
 import { registerPlatformRoutes } from './platform/routes/index.ts';
 import { registerMcpRoutes } from './mcp/route.ts';
 import { RecordService } from './platform/records.ts';
@@ -34,6 +35,12 @@ import { cookieOptions } from './web/session.ts';
 const CORS_PATHS = {
   exact: ['/mcp', ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo],
   prefixes: ['/.well-known/'],
+};
+
+/** Public documents, logged only on error at LOG_LEVEL=info (see quietPublicDocuments). */
+const PUBLIC_DOCUMENTS = {
+  exact: [DOCUMENT_PATHS.auth, DOCUMENT_PATHS.llms, DOCUMENT_PATHS.pricing, DOCUMENT_PATHS.openapi],
+  prefixes: ['/.well-known/', '/assets/'],
 };
 
 /** TRUST_PROXY=<n>: trust the n proxies nearest to this server. */
@@ -73,6 +80,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));
   await registerCors(app, CORS_PATHS);
+  quietPublicDocuments(app, deps.config.logLevel, PUBLIC_DOCUMENTS);
 
   registerAssets(app);
   registerHome(app, deps);

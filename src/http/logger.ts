@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/index.ts';
 import { serializeRequest } from './log-redaction.ts';
@@ -24,4 +25,19 @@ export function appLogger(level: Config['logLevel']): AppLogger {
     options: { level, serializers: { req: serializeRequest }, stream },
     flush: () => new Promise((resolve) => stream.flush(() => resolve())),
   };
+}
+
+/**
+ * Public documents every client fetches on start (the well-known metadata,
+ * JWKS, /auth.md, /openapi.json, stylesheets) carry no caller's data and
+ * would fill an access log at info with the same lines; at LOG_LEVEL=info
+ * their successful requests are not logged (errors still are). Any other
+ * level applies to them as to every route: debug and trace log them too.
+ */
+export function quietPublicDocuments(app: FastifyInstance, level: Config['logLevel'], paths: { exact: readonly string[]; prefixes: readonly string[] }): void {
+  if (level !== 'info') return;
+  app.addHook('onRoute', (route) => {
+    const isDocument = paths.exact.includes(route.url) || paths.prefixes.some((p) => route.url.startsWith(p));
+    if (isDocument) route.logLevel = 'warn';
+  });
 }

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/server.ts';
+
+interface Line {
+  level: number;
+  msg: string;
+  req?: { method: string; url: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+}
+
+/**
+ * `lyceum serve` at a log level, the given requests, then SIGTERM: returns
+ * everything it wrote to stdout (the log is written asynchronously, so this
+ * also shows that nothing is lost on a graceful stop).
+ */
+async function serveAndLog(level: string, requests: { path: string; headers?: Record<string, string> }[]): Promise<{ raw: string; lines: Line[] }> {
+  const port = await freePort();
+  const file = join(mkdtempSync(join(tmpdir(), 'lyceum-log-')), 'lyceum.sqlite');
+  const child = spawn(process.execPath, ['bin/lyceum.js', 'serve'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: level, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file },
+  });
+  let raw = '';
+  child.stdout.on('data', (d) => (raw += String(d)));
+  child.stderr.on('data', (d) => (raw += String(d)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!raw.includes('Lyceum is serving')) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`did not start: ${raw}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const r of requests) {
+      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, { headers: r.headers ?? {} });
+      await res.arrayBuffer();
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(0);
+  const lines = raw
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
+  return { raw, lines };
+}
+
+const completed = (lines: Line[]) => lines.filter((l) => l.msg === 'request completed' || l.msg === 'request errored');
+const urls = (lines: Line[]) => completed(lines).map((l) => `${l.req?.method} ${l.req?.url} ${l.res?.statusCode}`);
+
+describe('request log', () => {
+  it('at info: one JSON line per API request, credentials redacted, public documents left out, all of it written before exit', async () => {
+    const { raw, lines } = await serveAndLog('info', [
+      { path: '/.well-known/openid-configuration' },
+      { path: '/.well-known/oauth-protected-resource' },
+      { path: '/auth.md' },
+      { path: '/api/v1/courses?limit=2' },
+      { path: '/api/v1/students', headers: { authorization: 'Bearer lyc_at_not-a-real-token-0123456789' } },
+      { path: '/api/v1/courses?access_token=lyc_at_secret-in-query-0123456789' },
+      { path: '/.well-known/no-such-document' },
+    ]);
+    expect(urls(lines)).toEqual([
+      'GET /api/v1/courses?limit=2 200',
+      'GET /api/v1/students 401',
+      'GET /api/v1/courses?access_token=%5Bredacted%5D 400',
+      'GET /.well-known/no-such-document 404',
+    ]);
+    for (const l of completed(lines)) {
+      expect(l.level).toBe(30);
+      expect(typeof l.responseTime).toBe('number');
+    }
+    expect(raw).not.toContain('secret-in-query');
+    expect(raw).not.toContain('not-a-real-token');
+  }, 90_000);
+
+  it('at debug: the public documents are logged too', async () => {
+    const { lines } = await serveAndLog('debug', [{ path: '/.well-known/openid-configuration' }, { path: '/auth.md' }]);
+    expect(urls(lines)).toEqual(['GET /.well-known/openid-configuration 200', 'GET /auth.md 200']);
+  }, 90_000);
+});
