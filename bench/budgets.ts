@@ -11,6 +11,9 @@ import type { LoadResult } from './load.ts';
 export interface StoreRun {
   results: Map<string, LoadResult | { skip: string }>;
   scale?: { small: LoadResult; large: LoadResult; smallTokens: number; largeTokens: number };
+  /** The reads at a steady, paced rate (options.paced): latency without queueing behind a saturating load. */
+  paced?: Map<string, LoadResult>;
+  /** The bearer read at the paced rate on the large store, without and then with the purge running. */
   purge?: { baseline: LoadResult; during: LoadResult; purged: string };
   startupMs?: number[];
   memory?: { tokens: number; rss: number; how: string };
@@ -21,6 +24,8 @@ export interface RunFigures {
   bare: Map<string, LoadResult>;
   argon2: { sequential: number; best: number; bestConcurrency: number };
   sqlite: StoreRun;
+  /** Requests per second of the paced latency runs. */
+  pacedRate: number;
 }
 
 export interface Verdict {
@@ -75,9 +80,13 @@ export function judge(f: RunFigures): Verdict[] {
   flow('flow-seq', f.argon2.sequential, 'Full flow, sequential ≥ 80 % of one-at-a-time argon2id verification');
   flow('flow-conc', f.argon2.best, `Full flow, concurrent ≥ 80 % of the best argon2id verification rate (${f.argon2.bestConcurrency} in flight)`);
 
+  // The reads' latency, two ways: at a steady paced rate (what a caller waits when the server is not
+  // overloaded), and at the saturating 50 connections, where p99 is bounded by connections / throughput.
   for (const id of ['discovery', 'catalog', 'bearer-read', 'userinfo']) {
+    const p = f.sqlite.paced?.get(id);
+    out.push({ label: `p99 of ${id} ≤ 10 ms, paced at ${f.pacedRate} req/s`, figure: p ? `${ms(p.p99)} (p50 ${ms(p.p50)})` : 'not measured', target: '10 ms', met: p ? p.p99 <= 10 : undefined });
     const r = measured(s.get(id));
-    out.push({ label: `p99 of ${id} ≤ 10 ms`, figure: r ? ms(r.p99) : 'not measured', target: '10 ms', met: r ? r.p99 <= 10 : undefined });
+    out.push({ label: `p99 of ${id} ≤ 10 ms, saturated (50 connections)`, figure: r ? `${ms(r.p99)} (at ${r.rate.toFixed(0)} req/s)` : 'not measured', target: '10 ms', met: r ? r.p99 <= 10 : undefined });
   }
 
   const scale = f.sqlite.scale;
@@ -93,8 +102,8 @@ export function judge(f: RunFigures): Verdict[] {
   const purge = f.sqlite.purge;
   if (purge) {
     out.push({
-      label: `p99 of the bearer read while the purge runs (${purge.purged}) ≤ 10 ms`,
-      figure: `${ms(purge.during.p99)} (max ${ms(purge.during.max)}; without purge p99 ${ms(purge.baseline.p99)})`,
+      label: `The purge does not stall requests: p99 of the bearer read, paced at ${f.pacedRate} req/s, while it runs (${purge.purged}) ≤ 10 ms`,
+      figure: `${ms(purge.during.p99)} (max ${ms(purge.during.max)}; without the purge p99 ${ms(purge.baseline.p99)}, max ${ms(purge.baseline.max)})`,
       target: '10 ms',
       met: purge.during.p99 <= 10,
     });

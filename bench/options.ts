@@ -12,6 +12,8 @@ export interface Options {
   scaleTokens: [number, number];
   /** Expired tokens the purge scenario deletes. */
   expiredTokens: number;
+  /** The paced load of the latency figures: requests per second, over this many connections. */
+  paced: { rate: number; connections: number };
   /** Tokens issued before the memory figure (0: skipped). */
   issuedTokens: number;
   startupRuns: number;
@@ -56,6 +58,7 @@ export function parseOptions(argv: string[]): Options {
     warmup: flags.has('warmup') ? Number(flags.get('warmup')) : smoke ? 0 : 2,
     scaleTokens: smoke ? [1000, 20_000] : [1000, 1_000_000],
     expiredTokens: smoke ? 20_000 : 300_000,
+    paced: smoke ? { rate: 100, connections: 2 } : { rate: 1000, connections: 10 },
     issuedTokens: smoke ? 1000 : 100_000,
     startupRuns: smoke ? 1 : 3,
     out: flags.get('out') ?? (smoke || flags.has('only') ? undefined : 'BENCHMARKS.md'),

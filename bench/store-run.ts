@@ -9,6 +9,7 @@ import { freshDatabase, type StoreKind } from './data.ts';
 import { benchFloor } from './floor-run.ts';
 import { addBenchUser, startLyceum, type LyceumServer } from './lyceum-server.ts';
 import { measure } from './measure.ts';
+import { benchPaced } from './paced.ts';
 import type { Options } from './options.ts';
 import { LYCEUM_SCENARIOS, prepareServer } from './scenarios.ts';
 import { benchScale } from './scale.ts';
@@ -30,6 +31,7 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       if (opts.only && !opts.only.includes(scenario.id)) continue;
       run.results.set(scenario.id, await measure(scenario, opts, server, ctx, kind));
     }
+    run.paced = await benchPaced(LYCEUM_SCENARIOS, opts, server, ctx, kind);
     // The budgets are the SQLite store's, so is their floor.
     if (kind === 'sqlite') {
       const floor = await benchFloor(opts, server, ctx, logDir);
