@@ -6,32 +6,13 @@
  * endpoints run. Same tables, columns and indexes as Lyceum: they are
  * Lyceum's own, made by its migrations.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { startCheckpointer } from '../src/store/kysely/open.ts';
+import type { ClientsTable, TokensTable } from '../src/store/kysely/schema.ts';
 
-export interface TokenRow {
-  hash: string;
-  kind: string;
-  client_id: string;
-  user_id: string;
-  scope: string;
-  resource: string | null;
-  family_id: string;
-  auth_time: number;
-  expires_at: number;
-  created_at: number;
-  revoked_at: number | null;
-  rotated_at: number | null;
-  salt: string | null;
-}
+export type TokenRow = TokensTable;
 
-export interface ClientRow {
-  id: string;
-  secret_hash: string | null;
-  metadata: string;
-  created_at: number;
-}
+export type ClientRow = ClientsTable;
 
 export interface UserRow {
   id: string;
@@ -42,30 +23,6 @@ export interface UserRow {
 }
 
 export type StudentRow = Record<string, string | number | null> & { id: string; created_at: number; updated_at: number };
-
-/** Lyceum's checkpointer (src/store/kysely/open.ts): PASSIVE checkpoints every 250 ms on a connection of its own. */
-const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('synchronous = NORMAL');
-const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
-}, 250);
-parentPort.once('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
-parentPort.postMessage('ready');
-`;
-
-function startCheckpointer(db: SQLite.Database, file: string): void {
-  const worker = new Worker(CHECKPOINTER, { eval: true, execArgv: [], workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') } });
-  worker.on('message', (m) => {
-    if (m === 'ready' && db.open) db.pragma('wal_autocheckpoint = 0');
-  });
-  const fallBack = () => db.open && db.pragma('wal_autocheckpoint = 1000');
-  worker.on('error', fallBack);
-  worker.on('exit', fallBack);
-  worker.unref();
-}
 
 const TOKEN_COLUMNS = 'hash, kind, client_id, user_id, scope, resource, family_id, auth_time, expires_at, created_at, revoked_at, rotated_at, salt';
 const ROW = `(${TOKEN_COLUMNS.split(', ').map(() => '?').join(', ')})`;

@@ -95,7 +95,7 @@ parentPort.postMessage('ready');
  * once the worker is up, and resumes if the worker fails. Returns the stop
  * function.
  */
-function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
+export function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
   const worker = new Worker(CHECKPOINTER, {
     eval: true,
     execArgv: [],
