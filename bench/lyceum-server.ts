@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { freePort, runNode, spawnServer, type Spawned } from './processes.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-export const MAIN = join(ROOT, 'dist/src/cli/main.js');
+export const MAIN = join(ROOT, 'dist/lyceum.js');
 
 /** Shared by every instance of one database (required with PostgreSQL). */
 export const KEYS_SECRET = 'bench-keys-secret-0123456789abcdef0123456789';

@@ -41,11 +41,14 @@ export async function benchMemory(kind: StoreKind, opts: Options, dir: string): 
     }
     await sleep(2000);
     const rss = server.rss();
-    console.log(`  ${kind} memory: ${atStart.toFixed(0)} MB after start, ${rss.toFixed(0)} MB after ${tokens} issued tokens (peak ${peak.toFixed(0)} MB)`);
+    // Then idle: what stays is what the process keeps, not garbage of the load V8 has not returned yet.
+    await sleep(opts.smoke ? 1000 : 15_000);
+    const settled = server.rss();
+    console.log(`  ${kind} memory: ${atStart.toFixed(0)} MB after start, ${rss.toFixed(0)} MB after ${tokens} issued tokens (peak ${peak.toFixed(0)} MB; ${settled.toFixed(0)} MB after idling)`);
     return {
       tokens,
       rss,
-      how: `all issued by the server: ${refreshes.toLocaleString('en')} refresh grants at ${opts.connections} connections on a fresh store; RSS ${atStart.toFixed(0)} MB right after start, peak ${peak.toFixed(0)} MB while issuing, measured 2 s after the load stopped`,
+      how: `all issued by the server: ${refreshes.toLocaleString('en')} refresh grants at ${opts.connections} connections on a fresh store; RSS ${atStart.toFixed(0)} MB right after start, peak ${peak.toFixed(0)} MB while issuing, measured 2 s after the load stopped; ${settled.toFixed(0)} MB after ${opts.smoke ? 1 : 15} s more without requests`,
     };
   } finally {
     await server?.stop();

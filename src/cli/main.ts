@@ -3,11 +3,6 @@ import { SETTINGS } from '../config/defaults.ts';
 import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';
 import { UsageError } from './args.ts';
-import { clientsCommand } from './clients.ts';
-import { keysCommand } from './keys.ts';
-import { seedCommand } from './seed.ts';
-import { serveCommand } from './serve.ts';
-import { usersCommand } from './users.ts';
 
 const HELP = `lyceum — the online school platform
 
@@ -36,25 +31,37 @@ async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise
   }
 }
 
+// Each command's module is imported when that command runs: `serve` (the start
+// that is timed) loads the server and nothing of the other commands.
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve':
-      return serveCommand(loadConfig());
+    case 'serve': {
+      const config = loadConfig();
+      const { serveCommand } = await import('./serve.ts');
+      return serveCommand(config);
+    }
     case 'migrate':
       await withStore(async () => undefined);
       console.log('migrations applied');
       return;
-    case 'users':
+    case 'users': {
+      const { usersCommand } = await import('./users.ts');
       return withStore((store) => usersCommand(store, rest));
-    case 'clients':
+    }
+    case 'clients': {
+      const { clientsCommand } = await import('./clients.ts');
       return withStore((store) => clientsCommand(store, rest));
+    }
     case 'keys': {
       const config = loadConfig();
+      const { keysCommand } = await import('./keys.ts');
       return withStore((store) => keysCommand(store, config, rest), config);
     }
-    case 'seed':
+    case 'seed': {
+      const { seedCommand } = await import('./seed.ts');
       return withStore(seedCommand(rest));
+    }
     case undefined:
     case 'help':
     case '--help':

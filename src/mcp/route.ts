@@ -1,4 +1,3 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { rateLimitPerMinute } from '../http/rate-limit.ts';
@@ -6,6 +5,7 @@ import { sha256 } from '../oauth/tokens/secrets.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest } from '../resource/guard.ts';
+import { loadMcpSdk } from './sdk.ts';
 import { buildMcpServer } from './server.ts';
 import { toolByName } from './tools/index.ts';
 
@@ -71,7 +71,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
         },
         { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
       );
-      const server = buildMcpServer({ deps, records, caller, log: request.log }, '1');
+      const { StreamableHTTPServerTransport } = await loadMcpSdk();
+      const server = await buildMcpServer({ deps, records, caller, log: request.log }, '1');
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on('close', () => {

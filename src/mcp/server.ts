@@ -1,5 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { OAuthError } from '../oauth/errors.ts';
+import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 
@@ -24,7 +25,8 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * runs the tools this caller may use. Tool failures become tool results with
  * isError, never transport errors.
  */
-export function buildMcpServer(ctx: ToolContext, version: string): McpServer {
+export async function buildMcpServer(ctx: ToolContext, version: string): Promise<McpServer> {
+  const { McpServer } = await loadMcpSdk();
   const server = new McpServer(
     { name: 'lyceum', title: 'Lyceum school catalog', version },
     { instructions: 'Catalog tools need no sign-in. Tools about students, orders, analytics or changes need an OAuth access token for this MCP endpoint; see /.well-known/oauth-protected-resource/mcp.' },

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Config } from '../../config/index.ts';
 import { migrationProvider } from '../migrations/index.ts';
 import type { Store } from '../types.ts';
@@ -24,10 +24,10 @@ const INT8_OID = 20;
 const MIGRATE_ATTEMPTS = 6;
 
 /** pg returns BIGINT as a string; every Lyceum bigint is an epoch-ms time, safe as a number. */
-const pgTypes = {
+const pgTypes = (types: typeof pg.types) => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+    oid === INT8_OID ? (v: string) => Number(v) : types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+});
 
 /** Statements kept prepared; beyond this the least recently used is finalized (dynamic queries vary). */
 const STATEMENT_CACHE_SIZE = 500;
@@ -140,11 +140,20 @@ function openSqlite(file: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpointer) }) });
 }
 
+/**
+ * The pg driver is imported when the first query needs the pool, so a SQLite
+ * server never loads it (loading pg cost about 30 ms and 9 MB of every start:
+ * its Cloudflare check builds a fetch Response, which loads Node's fetch).
+ */
 function openPostgres(url: string): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
-  // An idle connection the server ends (restart, failover, admin command) must not crash the
-  // process: pg drops that client from the pool and the next query opens a fresh one.
-  pool.on('error', () => {});
+  const pool = async () => {
+    const { default: pg } = await import('pg');
+    const created = new pg.Pool({ connectionString: url, max: 10, types: pgTypes(pg.types) });
+    // An idle connection the server ends (restart, failover, admin command) must not crash the
+    // process: pg drops that client from the pool and the next query opens a fresh one.
+    created.on('error', () => {});
+    return created;
+  };
   return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 }
 
