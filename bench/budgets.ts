@@ -127,10 +127,11 @@ export function judge(f: RunFigures): Verdict[] {
     });
   }
   const memory = f.sqlite.memory;
+  const bareRss = f.bare.get('bare-get')?.rssPeak;
   if (memory) {
     out.push({
       label: `RSS after ${memory.tokens.toLocaleString('en')} issued tokens ≤ 120 MB`,
-      figure: `${memory.rss.toFixed(0)} MB (${memory.how})`,
+      figure: `${memory.rss.toFixed(0)} MB (${memory.how})${bareRss ? `; for scale, the bare Fastify route's own process peaked at ${bareRss.toFixed(0)} MB under load in this run` : ''}`,
       target: '120 MB',
       met: memory.rss <= 120,
     });

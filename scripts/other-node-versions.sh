@@ -12,3 +12,32 @@ for major in 22 24; do
   TEST_STORES=postgres "$node_bin" node_modules/vitest/vitest.mjs run \
     test/e2e/oauth4webapi-flow.test.ts test/e2e/openid-client.test.ts test/mcp test/discovery/metadata.test.ts
 done
+
+# The production bundle (dist/lyceum.js, from `npm run build`) starts and serves on each version too.
+# Each start gets a fresh database of its own next to the test database.
+if [ -f dist/lyceum.js ]; then
+  admin_url="$TEST_DATABASE_URL"
+  for major in 22 24; do
+    db="lyceum_bundle_node${major}"
+    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+    db_url="${TEST_DATABASE_URL%/*}/$db"
+    node_bin="$(npx -y -p "node@${major}" node -e 'process.stdout.write(process.execPath)')"
+    port=$(( 39000 + major ))
+    log="$(mktemp)"
+    DATABASE_URL="$db_url" KEYS_SECRET=ci-keys-secret-0123456789abcdef0123456789 PORT=$port HOST=127.0.0.1 LOG_LEVEL=warn \
+      "$node_bin" dist/lyceum.js serve >"$log" 2>&1 &
+    pid=$!
+    ok=""
+    for _ in $(seq 1 100); do
+      if curl -sf "http://127.0.0.1:$port/.well-known/openid-configuration" >/dev/null; then ok=1; break; fi
+      sleep 0.1
+    done
+    courses="$(curl -sf "http://127.0.0.1:$port/api/v1/courses?limit=1" || true)"
+    kill "$pid"; wait "$pid" || true
+    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS $db"
+    if [ -z "$ok" ] || [[ "$courses" != *'"data"'* ]]; then
+      echo "dist/lyceum.js did not serve on Node $("$node_bin" --version):"; cat "$log"; exit 1
+    fi
+    echo "== Node $("$node_bin" --version): dist/lyceum.js serves discovery and the catalog (PostgreSQL store)"
+  done
+fi
