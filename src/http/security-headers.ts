@@ -30,8 +30,8 @@ export function securityPolicy(https: boolean): HelmetOptions {
  * The response headers helmet's middleware sets for `options`, read once by
  * running it against a recording response. The policy is helmet's; only its
  * application is ours: @fastify/helmet 13 builds the middleware again, CSP
- * parsing included, on every request (about a fifth of a small request's
- * time in BENCHMARKS.md). Nothing in the set depends on the request (no CSP
+ * parsing included, on every request, a large share of a small request's
+ * time. Nothing in the set depends on the request (no CSP
  * nonces are used), so one copy serves every response.
  */
 export function securityHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
