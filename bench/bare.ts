@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { freePort, spawnServer, type Spawned } from './processes.ts';
+import { freePort } from './free-port.ts';
+import { spawnServer, type Spawned } from './processes.ts';
 
 async function start(file: string, readyPath: string, dir: string, env: Record<string, string> = {}): Promise<Spawned> {
   const port = await freePort();

@@ -5,8 +5,9 @@
  * answers what Lyceum answers to the bench's requests. Error paths are
  * minimal: the bench never takes them.
  */
-import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { deriveSecret, newSalt, newSecret, PREFIX, sha256 } from '../src/oauth/tokens/secrets.ts';
 import type { FloorDb, NewToken, StudentRow, TokenRow } from './floor-db.ts';
 
 export interface FloorSettings {
@@ -20,8 +21,6 @@ export interface FloorSettings {
   refreshGraceSeconds: number;
 }
 
-const sha256 = (value: string) => hash('sha256', value, 'base64url');
-const derive = (prefix: string, parent: string, salt: string, purpose: string) => prefix + createHmac('sha256', parent).update(`${salt}:${purpose}`).digest('base64url');
 const iso = (ms: number) => new Date(ms).toISOString();
 const seconds = (ms: number) => Math.floor(ms / 1000);
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d{1,5})?([/?][^#\s]*)?$/i;
@@ -117,11 +116,11 @@ export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): voi
     if (!t || t.kind !== 'refresh' || t.revoked_at !== null || t.client_id !== c.id || now >= t.expires_at) return fail(reply, 400, 'invalid_grant');
     // The user must still exist (Lyceum also narrows the scope to the user's role: a few string compares).
     if (!db.user(t.user_id)) return fail(reply, 400, 'invalid_grant');
-    const accessToken = derive('lyc_at_', body.refresh_token, t.salt ?? '', 'access');
-    const refreshToken = derive('lyc_rt_', body.refresh_token, t.salt ?? '', 'refresh');
+    const accessToken = deriveSecret(PREFIX.access, body.refresh_token, t.salt ?? '', 'access');
+    const refreshToken = deriveSecret(PREFIX.refresh, body.refresh_token, t.salt ?? '', 'refresh');
     const base = { client_id: c.id, user_id: t.user_id, scope: t.scope, resource: t.resource, family_id: t.family_id, auth_time: t.auth_time, created_at: now };
     const access: NewToken = { ...base, hash: sha256(accessToken), kind: 'access', expires_at: now + s.accessTtlSeconds * 1000, salt: null };
-    const refresh: NewToken = { ...base, hash: sha256(refreshToken), kind: 'refresh', expires_at: now + s.refreshTtlSeconds * 1000, salt: randomBytes(16).toString('base64url') };
+    const refresh: NewToken = { ...base, hash: sha256(refreshToken), kind: 'refresh', expires_at: now + s.refreshTtlSeconds * 1000, salt: newSalt() };
     if (!db.rotate(t.hash, now, access, refresh)) return fail(reply, 400, 'invalid_grant');
     return { access_token: accessToken, token_type: 'Bearer', expires_in: s.accessTtlSeconds, refresh_token: refreshToken, scope: t.scope };
   });
@@ -142,8 +141,8 @@ export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): voi
       application_type: b!.application_type === 'web' ? 'web' : 'native',
       ...(typeof b!.client_name === 'string' ? { client_name: b!.client_name.slice(0, 200) } : {}),
     };
-    const id = `lyc_client_${randomBytes(16).toString('base64url')}`;
-    const secret = method === 'client_secret_post' ? `lyc_cs_${randomBytes(32).toString('base64url')}` : undefined;
+    const id = `${PREFIX.client}${randomBytes(16).toString('base64url')}`;
+    const secret = method === 'client_secret_post' ? newSecret(PREFIX.secret) : undefined;
     const now = Date.now();
     db.insertClient({ id, secret_hash: secret ? sha256(secret) : null, metadata: JSON.stringify(metadata), created_at: now });
     reply.code(201);

@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { freePort, runNode, spawnServer, type Spawned } from './processes.ts';
+import { freePort } from './free-port.ts';
+import { runNode, spawnServer, type Spawned } from './processes.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const MAIN = join(ROOT, 'dist/lyceum.js');

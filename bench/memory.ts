@@ -3,25 +3,17 @@
  * then refresh grants (each issues an access and a refresh token) until the
  * store holds the target number of tokens, then RSS once the load stopped.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { StoreRun } from './budgets.ts';
-import { countTokens, freshDatabase, type StoreKind } from './data.ts';
+import { countTokens, type StoreKind } from './data.ts';
 import { runLoad } from './load.ts';
-import { addBenchUser, startLyceum, type LyceumServer } from './lyceum-server.ts';
+import { onFreshLyceum } from './fresh-lyceum.ts';
 import type { Options } from './options.ts';
 import { LYCEUM_SCENARIOS, prepareServer } from './scenarios.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function benchMemory(kind: StoreKind, opts: Options, dir: string): Promise<StoreRun['memory']> {
-  const logDir = join(dir, `${kind}-memory`);
-  mkdirSync(logDir, { recursive: true });
-  const db = await freshDatabase(kind, dir);
-  let server: LyceumServer | undefined;
-  try {
-    await addBenchUser(db.url);
-    server = await startLyceum(db.url, logDir);
+  return onFreshLyceum(kind, dir, 'memory', async (server, db) => {
     await sleep(1000);
     const atStart = server.rss();
     const ctx = await prepareServer(server.url, opts.connections * 2);
@@ -50,8 +42,5 @@ export async function benchMemory(kind: StoreKind, opts: Options, dir: string): 
       rss,
       how: `all issued by the server: ${refreshes.toLocaleString('en')} refresh grants at ${opts.connections} connections on a fresh store; RSS ${atStart.toFixed(0)} MB right after start, peak ${peak.toFixed(0)} MB while issuing, measured 2 s after the load stopped; ${settled.toFixed(0)} MB after ${opts.smoke ? 1 : 15} s more without requests`,
     };
-  } finally {
-    await server?.stop();
-    await db.drop();
-  }
+  });
 }

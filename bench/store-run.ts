@@ -3,28 +3,20 @@
  * the floor scenarios on that server's database, then the scale test and
  * (SQLite) the memory figure, each on a server of its own.
  */
-import { join } from 'node:path';
 import type { StoreRun } from './budgets.ts';
-import { freshDatabase, type StoreKind } from './data.ts';
+import type { StoreKind } from './data.ts';
 import { benchFloor } from './floor-run.ts';
-import { addBenchUser, startLyceum, type LyceumServer } from './lyceum-server.ts';
+import { onFreshLyceum } from './fresh-lyceum.ts';
 import { measure } from './measure.ts';
 import { benchPaced } from './paced.ts';
 import type { Options } from './options.ts';
 import { LYCEUM_SCENARIOS, prepareServer } from './scenarios.ts';
 import { benchScale } from './scale.ts';
 import { benchMemory } from './memory.ts';
-import { mkdirSync } from 'node:fs';
 
 export async function benchStore(kind: StoreKind, opts: Options, dir: string): Promise<StoreRun> {
   const run: StoreRun = { results: new Map() };
-  const logDir = join(dir, `${kind}-main`);
-  mkdirSync(logDir, { recursive: true });
-  const db = await freshDatabase(kind, dir);
-  let server: LyceumServer | undefined;
-  try {
-    await addBenchUser(db.url);
-    server = await startLyceum(db.url, logDir);
+  await onFreshLyceum(kind, dir, 'main', async (server, _db, logDir) => {
     console.log(`${kind}: server ${server.url} (pid ${server.pid}, log ${server.logFile})`);
     const ctx = await prepareServer(server.url, opts.connections * 2);
     for (const scenario of LYCEUM_SCENARIOS) {
@@ -38,10 +30,7 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       for (const [id, r] of floor.results) run.results.set(id, r);
       run.notes = [...(run.notes ?? []), ...floor.notes];
     }
-  } finally {
-    await server?.stop();
-    await db.drop();
-  }
+  });
   if (opts.only) return run;
   const scale = await benchScale(kind, opts, dir);
   Object.assign(run, scale, { notes: [...(run.notes ?? []), ...(scale.notes ?? [])] });

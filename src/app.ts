@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerCors } from './http/cors.ts';
+import type { PathSet } from './http/path-set.ts';
 import { rejectNulCharacters } from './http/reject-nul.ts';
 import { registerSecurityHeaders, securityPolicy } from './http/security-headers.ts';
 import { setStrictBodyValidation } from './http/validators.ts';
@@ -32,13 +33,13 @@ import { registerHome } from './web/home.ts';
 import { cookieOptions } from './web/session.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
-const CORS_PATHS = {
+const CORS_PATHS: PathSet = {
   exact: ['/mcp', ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo],
   prefixes: ['/.well-known/'],
 };
 
 /** Public documents, logged only on error at LOG_LEVEL=info (see quietPublicDocuments). */
-const PUBLIC_DOCUMENTS = {
+const PUBLIC_DOCUMENTS: PathSet = {
   exact: [DOCUMENT_PATHS.auth, DOCUMENT_PATHS.llms, DOCUMENT_PATHS.pricing, DOCUMENT_PATHS.openapi],
   prefixes: ['/.well-known/', '/assets/'],
 };

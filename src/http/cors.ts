@@ -1,5 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import { inPathSet, type PathSet } from './path-set.ts';
 
 /** What a browser-based client may send and read on the open paths; no cookies are used there. */
 const OPEN: FastifyCorsOptions = {
@@ -9,13 +10,6 @@ const OPEN: FastifyCorsOptions = {
   exposedHeaders: ['WWW-Authenticate'],
   maxAge: 86_400,
 };
-
-export interface CorsPaths {
-  /** Paths open as written. */
-  exact: readonly string[];
-  /** Every path under these prefixes is open (the well-known documents). */
-  prefixes: readonly string[];
-}
 
 /**
  * CORS (@fastify/cors) for the paths browser-based clients call cross-origin,
@@ -27,11 +21,10 @@ export interface CorsPaths {
  * an OPTIONS route of its own, which the plugin's hook answers (Fetch
  * standard, CORS-preflight fetch).
  */
-export async function registerCors(app: FastifyInstance, paths: CorsPaths): Promise<void> {
-  const isOpen = (url: string) => paths.exact.includes(url) || paths.prefixes.some((p) => url.startsWith(p));
+export async function registerCors(app: FastifyInstance, paths: PathSet): Promise<void> {
   app.addHook('onRoute', (route) => {
     // @fastify/cors reads `config.cors === false` as "not on this route"; its types do not declare the key.
-    if (!isOpen(route.url)) route.config = { ...route.config, cors: false } as typeof route.config;
+    if (!inPathSet(paths, route.url)) route.config = { ...route.config, cors: false } as typeof route.config;
   });
   await app.register(cors, OPEN);
   // The plugin's onRequest hook sends the preflight answer; the handler runs only for a plain OPTIONS request.

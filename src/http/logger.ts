@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/index.ts';
 import { serializeRequest } from './log-redaction.ts';
+import { inPathSet, type PathSet } from './path-set.ts';
 
 export interface AppLogger {
   /** Fastify's `logger` option. */
@@ -34,10 +35,9 @@ export function appLogger(level: Config['logLevel']): AppLogger {
  * their successful requests are not logged (errors still are). Any other
  * level applies to them as to every route: debug and trace log them too.
  */
-export function quietPublicDocuments(app: FastifyInstance, level: Config['logLevel'], paths: { exact: readonly string[]; prefixes: readonly string[] }): void {
+export function quietPublicDocuments(app: FastifyInstance, level: Config['logLevel'], paths: PathSet): void {
   if (level !== 'info') return;
   app.addHook('onRoute', (route) => {
-    const isDocument = paths.exact.includes(route.url) || paths.prefixes.some((p) => route.url.startsWith(p));
-    if (isDocument) route.logLevel = 'warn';
+    if (inPathSet(paths, route.url)) route.logLevel = 'warn';
   });
 }

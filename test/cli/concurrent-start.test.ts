@@ -1,38 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/server.ts';
+import { spawnServe, type ServeProcess } from '../helpers/spawn-serve.ts';
 
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill('SIGTERM');
+const children: ServeProcess[] = [];
+afterAll(async () => {
+  for (const c of children) await c.stop();
 });
 
-function serve(env: Record<string, string>): Promise<{ output: string; port: number }> {
-  const port = Number(env.PORT);
-  const child = spawn(process.execPath, ['bin/lyceum.js', 'serve'], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (d) => (output += String(d)));
-  child.stderr.on('data', (d) => (output += String(d)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s: ${output}`)), 60_000);
-    child.stdout.on('data', () => {
-      if (output.includes('Lyceum is serving')) {
-        clearTimeout(timer);
-        resolve({ output, port });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}: ${output}`));
-    });
-  });
+async function serve(env: Record<string, string>): Promise<{ output: string; port: number }> {
+  const server = await spawnServe({ LOG_LEVEL: 'warn', ...env });
+  children.push(server);
+  return { output: server.stdout() + server.stderr(), port: Number(env.PORT) };
 }
 
 describe('two instances starting at once on a fresh database', () => {

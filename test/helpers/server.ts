@@ -1,21 +1,11 @@
-import { createServer } from 'node:net';
 import { loadConfig } from '../../src/config/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createUser } from '../../src/cli/users.ts';
 import type { Role } from '../../src/oauth/roles.ts';
 import { freshDatabaseUrl, type StoreKind } from './stores.ts';
+import { freePort } from '../../bench/free-port.ts';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface TestServer extends RunningServer {
   issuer: string;

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/server.ts';
+import { spawnServe } from '../helpers/spawn-serve.ts';
 
 interface Line {
   level: number;
@@ -21,29 +21,18 @@ interface Line {
 async function serveAndLog(level: string, requests: { path: string; headers?: Record<string, string> }[]): Promise<{ raw: string; lines: Line[] }> {
   const port = await freePort();
   const file = join(mkdtempSync(join(tmpdir(), 'lyceum-log-')), 'lyceum.sqlite');
-  const child = spawn(process.execPath, ['bin/lyceum.js', 'serve'], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: level, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file },
-  });
-  let raw = '';
-  child.stdout.on('data', (d) => (raw += String(d)));
-  child.stderr.on('data', (d) => (raw += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const server = await spawnServe({ LOG_LEVEL: level, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });
   try {
-    const deadline = Date.now() + 60_000;
-    while (!raw.includes('Lyceum is serving')) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`did not start: ${raw}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
     for (const r of requests) {
       const res = await fetch(`http://127.0.0.1:${port}${r.path}`, { headers: r.headers ?? {} });
       await res.arrayBuffer();
     }
   } finally {
-    child.kill('SIGTERM');
+    expect(await server.stop()).toBe(0);
   }
-  expect(await exited).toBe(0);
-  const lines = raw
+  const raw = server.stdout() + server.stderr();
+  const lines = server
+    .stdout()
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Line);

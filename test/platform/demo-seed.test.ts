@@ -3,7 +3,7 @@
  * together (references, order totals, API limits), that clearPlatform leaves
  * accounts alone, and the CLI and first start that use it.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AREA_LIST } from '../../src/platform/areas.ts';
@@ -13,6 +13,7 @@ import { buildDemo, clearPlatform, isPlatformEmpty, seedDemo } from '../../src/p
 import { openStore } from '../../src/store/kysely/open.ts';
 import type { Row, Store } from '../../src/store/types.ts';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
+import { spawnServe, type ServeProcess } from '../helpers/spawn-serve.ts';
 import { databaseConfig, freshDatabaseUrl, STORE_KINDS } from '../helpers/stores.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -378,46 +379,23 @@ describe('lyceum seed', () => {
 });
 
 /** `lyceum serve` on a SQLite file; resolves with its output once it listens. */
-async function serve(port: number, url: string): Promise<{ child: ChildProcess; stdout: string }> {
-  const child = spawn(process.execPath, ['bin/lyceum.js', 'serve'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const deadline = Date.now() + 25_000;
-  while (!/Lyceum is serving/.test(stdout)) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      throw new Error(`serve did not start: ${stdout} ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, stdout };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
+async function serve(port: number, url: string): Promise<{ process: ServeProcess; stdout: string }> {
+  const p = await spawnServe({ LOG_LEVEL: 'silent', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url }, 25_000);
+  return { process: p, stdout: p.stdout() };
 }
 
 describe('first start', () => {
-  const children: ChildProcess[] = [];
+  const children: ServeProcess[] = [];
 
   afterAll(async () => {
-    for (const c of children) await stop(c);
+    for (const c of children) await c.stop();
   });
 
   it('lyceum serve on an empty database seeds the demo before listening, says so in one line, and only the first time', async () => {
     const port = await freePort();
     const url = await freshDatabaseUrl('sqlite');
     const first = await serve(port, url);
-    children.push(first.child);
+    children.push(first.process);
     const demoLines = first.stdout.split('\n').filter((l) => /demo school/.test(l));
     expect(demoLines, first.stdout).toHaveLength(1);
     expect(first.stdout.indexOf(demoLines[0]!)).toBeLessThan(first.stdout.indexOf('Lyceum is serving'));
@@ -426,13 +404,13 @@ describe('first start', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: Record<string, unknown>[] };
     expect(body.data.map((c) => c.slug).sort()).toEqual(PUBLISHED_COURSES);
-    await stop(first.child);
+    await first.process.stop();
 
     const second = await serve(port, url);
-    children.push(second.child);
+    children.push(second.process);
     expect(second.stdout).not.toMatch(/demo school|First start/);
     const again = (await (await fetch(`http://127.0.0.1:${port}/api/v1/courses?limit=100`)).json()) as { data: unknown[] };
     expect(again.data).toHaveLength(PUBLISHED_COURSES.length);
-    await stop(second.child);
+    await second.process.stop();
   });
 });
