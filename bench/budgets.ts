@@ -4,7 +4,8 @@
  * route also gets its floor (bench/floor-server.ts: the endpoint's
  * unavoidable work alone) as a share of that same bare route, which says
  * whether the budget can be met on this machine at all, and Lyceum as a
- * share of the floor, which says how close it comes.
+ * share of the floor, which says how close it comes. The full-flow budgets
+ * do the same against their argon2id rate.
  */
 import type { LoadResult } from './load.ts';
 
@@ -16,8 +17,15 @@ export interface StoreRun {
   /** The bearer read at the paced rate on the large store, without and then with the purge running. */
   purge?: { baseline: LoadResult; during: LoadResult; purged: string };
   startupMs?: number[];
-  memory?: { tokens: number; rss: number; how: string };
+  /** Lyceum's RSS after issuing tokens, and the floor's after issuing as many (SQLite). */
+  memory?: { lyceum: MemoryFigure; floor?: MemoryFigure };
   notes?: string[];
+}
+
+export interface MemoryFigure {
+  tokens: number;
+  rss: number;
+  how: string;
 }
 
 export interface RunFigures {
@@ -33,9 +41,9 @@ export interface Verdict {
   figure: string;
   target: string;
   met: boolean | undefined;
-  /** Ratio budgets: the floor as a share of the bare route, and whether that reaches the target. */
+  /** Ratio budgets: the floor as a share of the bare route (flows: of the argon2id rate), and whether that reaches the target. */
   floor?: string;
-  /** Ratio budgets: Lyceum as a share of the floor, throughput and CPU per request. */
+  /** Ratio and flow budgets: Lyceum as a share of the floor, throughput and CPU per request or flow. */
   vsFloor?: string;
 }
 
@@ -73,16 +81,26 @@ export function judge(f: RunFigures): Verdict[] {
 
   const flow = (id: string, limit: number, what: string) => {
     const r = measured(s.get(id));
-    if (!r) return out.push({ label: what, figure: 'not measured', target: '80 %', met: undefined });
-    const x = r.rate / limit;
+    const floor = measured(s.get(`floor-${id}`));
     // What else a flow costs: the server's CPU per flow beyond one verification (1 / the one-at-a-time rate).
     const argon2Ms = 1000 / f.argon2.sequential;
+    const perFlow = (x: LoadResult) => `${x.cpuPerUnit.toFixed(1)} ms`;
+    // As for the ratio budgets, against the same argon2id rate; by CPU: one verification's time over the CPU of a flow.
+    const floorFigures: Pick<Verdict, 'floor' | 'vsFloor'> = {
+      floor: floor
+        ? `floor: ${pct(floor.rate / limit)} of the argon2id rate (${floor.rate.toFixed(1)} flows/s; by CPU ${pct(argon2Ms / floor.cpuPerUnit)}: ${perFlow(floor)} per flow vs ${argon2Ms.toFixed(1)} ms per verification): ${floor.rate / limit >= 0.8 ? 'within reach' : '**out of reach** on this machine'}`
+        : 'not measured',
+      vsFloor: floor && r ? `Lyceum: ${pct(r.rate / floor.rate)} of floor (by CPU ${pct(floor.cpuPerUnit / r.cpuPerUnit)}: ${perFlow(r)} vs ${perFlow(floor)}/flow)` : 'not measured',
+    };
+    if (!r) return out.push({ label: what, figure: 'not measured', target: '80 %', met: undefined, ...floorFigures });
+    const x = r.rate / limit;
     const rest = r.cpuPerUnit - argon2Ms;
     out.push({
       label: what,
       figure: `${pct(x)} (${r.rate.toFixed(1)} flows/s / ${limit.toFixed(1)} verifications/s); server CPU ${r.cpuPerUnit.toFixed(1)} ms per flow, of which about ${rest.toFixed(1)} ms besides argon2id (${argon2Ms.toFixed(1)} ms); 80 % leaves ${(argon2Ms / 4).toFixed(1)} ms for everything else, the load generator's share included`,
       target: '80 %',
       met: x >= 0.8,
+      ...floorFigures,
     });
   };
   flow('flow-seq', f.argon2.sequential, 'Full flow, sequential ≥ 80 % of one-at-a-time argon2id verification');
@@ -127,13 +145,17 @@ export function judge(f: RunFigures): Verdict[] {
     });
   }
   const memory = f.sqlite.memory;
-  const bareRss = f.bare.get('bare-get')?.rssPeak;
   if (memory) {
+    const { lyceum, floor } = memory;
     out.push({
-      label: `RSS after ${memory.tokens.toLocaleString('en')} issued tokens ≤ 120 MB`,
-      figure: `${memory.rss.toFixed(0)} MB (${memory.how})${bareRss ? `; for scale, the bare Fastify route's own process peaked at ${bareRss.toFixed(0)} MB under load in this run` : ''}`,
+      label: `RSS after ${lyceum.tokens.toLocaleString('en')} issued tokens ≤ 120 MB`,
+      figure: `${lyceum.rss.toFixed(0)} MB (${lyceum.how})`,
       target: '120 MB',
-      met: memory.rss <= 120,
+      met: lyceum.rss <= 120,
+      floor: floor
+        ? `floor: ${floor.rss.toFixed(0)} MB after issuing ${floor.tokens.toLocaleString('en')} tokens the same way (${floor.how}): ${floor.rss <= 120 ? 'within reach' : '**out of reach** on this machine'}`
+        : 'not measured',
+      vsFloor: floor ? `Lyceum: ${(lyceum.rss - floor.rss).toFixed(0)} MB more than the floor` : 'not measured',
     });
   }
   return out;

@@ -3,14 +3,24 @@
  * src/store/kysely/open.ts opens it (WAL, synchronous=NORMAL, foreign keys,
  * busy_timeout; WAL checkpoints on a worker thread instead of inside
  * commits), and the few better-sqlite3 prepared statements the floor
- * endpoints run. Same tables, columns and indexes as Lyceum: they are
- * Lyceum's own, made by its migrations.
+ * endpoints run, the code flow's included. Same tables, columns and indexes
+ * as Lyceum: they are Lyceum's own, made by its migrations.
  */
 import SQLite from 'better-sqlite3';
 import { startCheckpointer } from '../src/store/kysely/open.ts';
-import type { ClientsTable, TokensTable } from '../src/store/kysely/schema.ts';
+import type { ClientsTable, CodesTable, TokensTable } from '../src/store/kysely/schema.ts';
 
 export type TokenRow = TokensTable;
+
+export type CodeRow = CodesTable;
+
+/** A live session and what the flow needs of its user. */
+export interface SessionRow {
+  user_id: string;
+  auth_time: number;
+  email: string;
+  role: string;
+}
 
 export type ClientRow = ClientsTable;
 
@@ -46,12 +56,53 @@ export function openFloorDb(file: string) {
   const retire = db.prepare<[number, string]>("UPDATE tokens SET rotated_at = ? WHERE hash = ? AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL");
   const insertPair = db.prepare(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ${ROW}, ${ROW} ON CONFLICT (hash) DO NOTHING`);
   const insertClient = db.prepare<[string, string | null, string, number]>('INSERT INTO clients (id, secret_hash, metadata, created_at) VALUES (?, ?, ?, ?)');
+  // The code flow's statements (bench/floor-flow-routes.ts).
+  const userByEmail = db.prepare<[string], { id: string; password_hash: string }>('SELECT id, password_hash FROM users WHERE email = ?');
+  // Lyceum reads the session, then its user: one join here.
+  const session = db.prepare<[string, number], SessionRow>(
+    'SELECT s.user_id, s.auth_time, u.email, u.role FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.hash = ? AND s.expires_at > ?',
+  );
+  const insertSession = db.prepare<[string, string, number, number]>('INSERT INTO sessions (hash, user_id, auth_time, expires_at) VALUES (?, ?, ?, ?)');
+  const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE hash = ?');
+  const insertCode = db.prepare<[string, string, string, string, string, string | null, string | null, string, number, string, number, number]>(
+    'INSERT INTO authorization_codes (hash, client_id, user_id, redirect_uri, scope, resource, nonce, code_challenge, auth_time, family_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  // The user's consent to the client, which the connected-apps page lists.
+  const upsertGrant = db.prepare<[string, string, string, number, number]>(
+    'INSERT INTO grants (user_id, client_id, scope, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, client_id) DO UPDATE SET scope = excluded.scope, updated_at = excluded.updated_at',
+  );
+  // One conditional UPDATE: the database decides the single winner of a code.
+  const consumeCode = db.prepare<[number, string], CodeRow>('UPDATE authorization_codes SET consumed_at = ? WHERE hash = ? AND consumed_at IS NULL RETURNING *');
+  const insertOne = db.prepare(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ${ROW} ON CONFLICT (hash) DO NOTHING`);
+  const revokeCodeFamily = db.prepare<[number, string]>(
+    'UPDATE tokens SET revoked_at = ? WHERE revoked_at IS NULL AND family_id = (SELECT family_id FROM authorization_codes WHERE hash = ?)',
+  );
 
   /** One transaction: retire the presented refresh token if still live, insert its successors. False when it was not live any more. */
   const rotate = db.transaction((hash: string, now: number, access: NewToken, refresh: NewToken): boolean => {
     if (retire.run(now, hash).changes !== 1) return false;
     insertPair.run(...values(access), ...values(refresh));
     return true;
+  });
+
+  /** One transaction (one commit): the code and the grant it records. */
+  const issueCode = db.transaction((c: Omit<CodeRow, 'consumed_at'>) => {
+    insertCode.run(c.hash, c.client_id, c.user_id, c.redirect_uri, c.scope, c.resource, c.nonce, c.code_challenge, c.auth_time, c.family_id, c.expires_at, c.created_at);
+    upsertGrant.run(c.user_id, c.client_id, c.scope, c.created_at, c.created_at);
+  });
+
+  /**
+   * One transaction: consume the code if unused, insert the tokens `mint`
+   * makes of it (none when a check fails: the code is burnt all the same).
+   * The code's row, or undefined when it was unknown or already used.
+   */
+  const exchange = db.transaction((hash: string, now: number, mint: (c: CodeRow) => NewToken[]): CodeRow | undefined => {
+    const c = consumeCode.get(now, hash);
+    if (!c) return undefined;
+    const [access, refresh] = mint(c);
+    if (access && refresh) insertPair.run(...values(access), ...values(refresh));
+    else if (access) insertOne.run(...values(access));
+    return c;
   });
 
   return {
@@ -61,6 +112,14 @@ export function openFloorDb(file: string) {
     students: (limit: number) => students.all(limit),
     rotate: (hash: string, now: number, access: NewToken, refresh: NewToken) => rotate(hash, now, access, refresh),
     insertClient: (c: ClientRow) => insertClient.run(c.id, c.secret_hash, c.metadata, c.created_at),
+    userByEmail: (email: string) => userByEmail.get(email),
+    session: (hash: string, now: number) => session.get(hash, now),
+    insertSession: (hash: string, userId: string, now: number, expiresAt: number) => insertSession.run(hash, userId, now, expiresAt),
+    deleteSession: (hash: string) => deleteSession.run(hash),
+    issueCode: (c: Omit<CodeRow, 'consumed_at'>) => issueCode(c),
+    exchange: (hash: string, now: number, mint: (c: CodeRow) => NewToken[]) => exchange(hash, now, mint),
+    /** A replayed code: its family's tokens are revoked (RFC 6749 §4.1.2). */
+    revokeCodeFamily: (now: number, hash: string) => revokeCodeFamily.run(now, hash),
   };
 }
 

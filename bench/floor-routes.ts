@@ -3,12 +3,14 @@
  * avoid (parse the request, the database reads and writes, hashing and
  * minting secrets, the JSON answer with Lyceum's response headers) and
  * answers what Lyceum answers to the bench's requests. Error paths are
- * minimal: the bench never takes them.
+ * minimal: the bench never takes them. The code flow's steps are in
+ * bench/floor-flow-routes.ts.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveSecret, newSalt, newSecret, PREFIX, sha256 } from '../src/oauth/tokens/secrets.ts';
 import type { FloorDb, NewToken, StudentRow, TokenRow } from './floor-db.ts';
+import type { CodeGrant } from './floor-flow-routes.ts';
 
 export interface FloorSettings {
   db: FloorDb;
@@ -19,14 +21,16 @@ export interface FloorSettings {
   accessTtlSeconds: number;
   refreshTtlSeconds: number;
   refreshGraceSeconds: number;
+  /** grant_type=authorization_code (bench/floor-flow-routes.ts); refused when absent. */
+  codeGrant?: CodeGrant;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const seconds = (ms: number) => Math.floor(ms / 1000);
 const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d{1,5})?([/?][^#\s]*)?$/i;
 
-type Form = Record<string, string | undefined>;
-const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
+export type Form = Record<string, string | undefined>;
+export const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
 
 export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): void {
   const { db, issuer } = s;
@@ -108,9 +112,13 @@ export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): voi
   app.post('/api/oauth/token', async (request, reply) => {
     reply.headers(oauth);
     const body = request.body as Form;
-    if (body.grant_type !== 'refresh_token' || !body.refresh_token) return fail(reply, 400, 'unsupported_grant_type');
+    const grant = body.grant_type;
+    if (grant !== 'refresh_token' && !(grant === 'authorization_code' && s.codeGrant)) return fail(reply, 400, 'unsupported_grant_type');
     const c = client(body);
-    if (!c || !(JSON.parse(c.metadata) as { grant_types: string[] }).grant_types.includes('refresh_token')) return fail(reply, 401, 'invalid_client');
+    const grants = c ? (JSON.parse(c.metadata) as { grant_types: string[] }).grant_types : [];
+    if (!c || !grants.includes(grant)) return fail(reply, 401, 'invalid_client');
+    if (grant === 'authorization_code') return s.codeGrant!(body, c, grants.includes('refresh_token'), reply);
+    if (!body.refresh_token) return fail(reply, 400, 'invalid_request');
     const now = Date.now();
     const t = db.token(sha256(body.refresh_token));
     if (!t || t.kind !== 'refresh' || t.revoked_at !== null || t.client_id !== c.id || now >= t.expires_at) return fail(reply, 400, 'invalid_grant');

@@ -1,8 +1,8 @@
 /**
  * The floor scenarios: each sends exactly the requests of a Lyceum scenario
  * (its own prepare function, with the same clients, tokens and refresh
- * chains) to bench/floor-server.ts, which does only that endpoint's
- * unavoidable work.
+ * chains, connections and unit) to bench/floor-server.ts, which does only
+ * that endpoint's unavoidable work.
  */
 import { LYCEUM_SCENARIOS, type Scenario } from './scenarios.ts';
 
@@ -16,7 +16,8 @@ export interface FloorScenario extends Scenario {
 function floorOf(of: string, work: string, volatile: string[] = []): FloorScenario {
   const lyceum = LYCEUM_SCENARIOS.find((s) => s.id === of);
   if (!lyceum) throw new Error(`no Lyceum scenario ${of}`);
-  return { id: `floor-${of}`, of, label: `Floor of ${of}: ${work} (reference)`, prepare: lyceum.prepare, volatile };
+  // Same requests, connections (the sequential flow's 1) and unit (flows) as the Lyceum scenario.
+  return { id: `floor-${of}`, of, label: `Floor of ${of}: ${work} (reference)`, connections: lyceum.connections, unit: lyceum.unit, prepare: lyceum.prepare, volatile };
 }
 
 export const FLOOR_SCENARIOS: FloorScenario[] = [
@@ -26,6 +27,9 @@ export const FLOOR_SCENARIOS: FloorScenario[] = [
   floorOf('introspection', 'form body, client lookup, token lookup'),
   floorOf('registration', 'JSON body, one client INSERT', ['client_id', 'client_id_issued_at']),
   floorOf('refresh', 'form body, 3 lookups, one rotation transaction', ['access_token', 'refresh_token']),
+  // Parity compares the first request of a flow: the registration.
+  floorOf('flow-seq', "the six requests' reads and writes, argon2id, one RS256 signature", ['client_id', 'client_id_issued_at']),
+  floorOf('flow-conc', "the six requests' reads and writes, argon2id, one RS256 signature", ['client_id', 'client_id_issued_at']),
 ];
 
 export const floorFor = (lyceumId: string) => FLOOR_SCENARIOS.find((s) => s.of === lyceumId);

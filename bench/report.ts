@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import type { StoreRun, Verdict } from './budgets.ts';
+import type { MemoryFigure, StoreRun, Verdict } from './budgets.ts';
 import type { LoadResult } from './load.ts';
 import type { Scenario } from './scenarios.ts';
 
@@ -86,7 +86,8 @@ export function mainTable(r: Report): string {
     rows.push([s.label, ...cells(b), ...kinds.slice(1).flatMap(() => EMPTY)]);
   }
   for (const s of r.floorScenarios) {
-    rows.push([s.label, ...r.stores.flatMap((st) => (st.kind === 'sqlite' ? cells(st.run.results.get(s.id)) : EMPTY))]);
+    const label = s.unit ? `${s.label} — ${s.unit}/s` : s.label;
+    rows.push([label, ...r.stores.flatMap((st) => (st.kind === 'sqlite' ? cells(st.run.results.get(s.id)) : EMPTY))]);
   }
   for (const s of r.scenarios) {
     const label = s.unit ? `${s.label} — ${s.unit}/s` : s.label;
@@ -116,7 +117,7 @@ export function mainTable(r: Report): string {
 export function budgetTable(verdicts: Verdict[]): string {
   const result = (v: Verdict) => (v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**');
   return table(
-    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result', 'Floor: the work alone, vs bare', 'Lyceum vs floor'],
+    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result', 'Floor: the work alone, vs bare (flows: vs argon2id)', 'Lyceum vs floor'],
     verdicts.map((v) => [v.label, v.figure, v.target, result(v), v.floor ?? '', v.vsFloor ?? '']),
   );
 }
@@ -126,7 +127,11 @@ export function writeReport(file: string, r: Report): void {
   const startup = r.stores
     .filter((s) => s.run.startupMs?.length)
     .map((s) => `- ${s.kind}: ${s.run.startupMs!.map((x) => `${(x / 1000).toFixed(3)} s`).join(', ')}`);
-  const memory = r.stores.filter((s) => s.run.memory).map((s) => `- ${s.kind}: ${f0(s.run.memory!.rss)} MB after ${s.run.memory!.tokens.toLocaleString('en')} tokens (${s.run.memory!.how})`);
+  const memory = r.stores.flatMap(({ kind, run: { memory } }) => {
+    if (!memory) return [];
+    const line = (who: string, m: MemoryFigure) => `- ${kind}, ${who}: ${f0(m.rss)} MB after ${m.tokens.toLocaleString('en')} issued tokens (${m.how})`;
+    return [line('Lyceum', memory.lyceum), ...(memory.floor ? [line('floor (the same refresh grants on bench/floor-server.ts)', memory.floor)] : [])];
+  });
   const text = `# Benchmarks
 
 Written by \`npm run bench\`${r.smoke ? ' in smoke mode (figures are not meaningful)' : ''}. Rerun it to refresh this file.
@@ -136,7 +141,7 @@ Written by \`npm run bench\`${r.smoke ? ' in smoke mode (figures are not meaning
 - Node ${m.node}; commit ${m.commit}
 - Load: autocannon in the bench process (separate from the servers, same machine), ${r.settings.connections} connections (the sequential flow: 1), ${r.settings.warmup} s warm-up then ${r.settings.duration} s measured per scenario; latencies from every response.
 - Servers: the production build (\`node dist/lyceum.js serve\`), one process, defaults except \`RATE_LIMIT_*=0\`; LOG_LEVEL info (the default), written to a file. SQLite runs in WAL mode with \`synchronous=NORMAL\`: a commit survives a crash or kill of the process (only an OS crash or power loss can lose the last commits). PostgreSQL: a fresh database on the local server.
-- The limit: a bare Fastify app (one GET route, one form POST route with @fastify/formbody, no logger) in a process of its own, measured in the same run.
+- The limit: a bare Fastify app (one GET route, one form POST route with @fastify/formbody, no logger) in a process of its own, measured in the same run. It and the floor are built like Lyceum (esbuild, scripts/bundle-options.ts) and run as plain JavaScript.
 - The floor: bench/floor-server.ts, the same bare Fastify app serving Lyceum's measured endpoints on their paths, each doing only the work it cannot avoid, directly with better-sqlite3 prepared statements on the database of the SQLite server of the run (same file, tables, indexes and pragmas, WAL checkpoints on a worker thread as in Lyceum), in a process of its own, measured right after the Lyceum scenarios with the very same requests, clients, tokens and refresh chains.
 - argon2id verification alone (@node-rs/argon2 verify, parameters of src/users/passwords.ts, one process): ${r.argon2.rates.map((a) => `${f1(a.perSecond)}/s with ${a.concurrency} in flight`).join(', ')}.
 
@@ -161,7 +166,16 @@ answers RFC 7662; the refresh grant parses the form, reads the client, the
 token and the user, derives the successor pair (HMAC) and hashes it, then in
 one transaction retires the old refresh token and inserts the two new rows,
 and answers the token JSON; registration parses the JSON body, checks the
-redirect URIs, inserts the client and answers it. Every response carries
+redirect URIs, inserts the client and answers it. The full flow's floor
+registers the client the same way; its authorize request reads the client and
+the session (one join) and answers a minimal sign-in or consent page with a
+CSRF token (an HMAC of a cookie secret) and the request in hidden fields; the
+sign-in reads the user by email, verifies the password with Lyceum's own
+argon2id call and inserts the session; the decision validates the request
+again and inserts the code and the consent grant in one transaction; the
+code grant consumes the code, checks client, expiry, redirect URI and PKCE
+and inserts the token pair in one transaction, then signs the RS256 ID
+token (jose, a 2048-bit key made at start). Every response carries
 Lyceum's headers (security, CORS, cache). Before each floor scenario, its
 first request is sent to Lyceum and to the floor: any difference in status,
 headers or body is listed under "Notes from the run".
@@ -181,13 +195,15 @@ ${mainTable(r)}
 ## Budgets
 
 A budget set as a share of the bare route is paired with its floor: the
-floor's throughput as a share of the same bare route says whether the budget
-can be met on this machine at all (**out of reach** when even the work alone,
-done the simplest way, stays below the target; the floor's share is then the
-highest target that could be met here), and Lyceum as a share of the floor
-says how close it comes to what its work allows. Both cells also give the
-share by server CPU time per request (the reference's divided by the measured
-one's), steadier than throughput on a busy machine.
+floor's throughput as a share of the same bare route (for the full flows, of
+the same argon2id rate) says whether the budget can be met on this machine at
+all (**out of reach** when even the work alone, done the simplest way, stays
+below the target; the floor's share is then the highest target that could be
+met here), and Lyceum as a share of the floor says how close it comes to what
+its work allows. Both cells also give the share by server CPU time per
+request or flow (the reference's divided by the measured one's; for the
+flows, the reference is one argon2id verification), steadier than throughput
+on a busy machine.
 
 ${budgetTable(r.verdicts)}
 
@@ -196,7 +212,8 @@ ${budgetTable(r.verdicts)}
 First 200 answer after spawning the server on an existing database (the scale test's, with its tokens):
 ${startup.join('\n') || '- not measured'}
 
-${memory.join('\n') || ''}
+Resident memory after issuing tokens with refresh grants at ${r.settings.connections} connections, Lyceum on a fresh store, then the floor on the same database issuing as many again:
+${memory.join('\n') || '- not measured'}
 ${r.notes.length ? `\n## Notes from the run\n\n${r.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
   writeFileSync(file, text);
 }

@@ -15,6 +15,7 @@ import { assertBuilt } from './lyceum-server.ts';
 import { measure, problems } from './measure.ts';
 import { parseOptions } from './options.ts';
 import { runNode } from './processes.ts';
+import { buildReferenceServers } from './reference-build.ts';
 import { budgetTable, describeMachine, mainTable, writeReport, type Report } from './report.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import { BARE_SCENARIOS, LYCEUM_SCENARIOS, STACK_SCENARIOS } from './scenarios.ts';
@@ -38,6 +39,7 @@ async function argon2Rates(seconds: number): Promise<{ concurrency: number; perS
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2));
   assertBuilt();
+  await buildReferenceServers();
   const machine = describeMachine();
   console.log(`lyceum bench${opts.smoke ? ' (smoke)' : ''}: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, load ${machine.loadBefore}`);
   const dir = mkdtempSync(join(tmpdir(), 'lyceum-bench-'));
@@ -55,7 +57,7 @@ async function main(): Promise<number> {
       await server.stop();
     }
   }
-  const rates = opts.only && !opts.only.some((id) => id.startsWith('flow')) ? [{ concurrency: 1, perSecond: 0 }] : await argon2Rates(opts.smoke ? 1 : 5);
+  const rates = opts.only && !opts.only.some((id) => /(^|-)flow-/.test(id)) ? [{ concurrency: 1, perSecond: 0 }] : await argon2Rates(opts.smoke ? 1 : 5);
   const best = rates.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
 
   const stores: Report['stores'] = [];

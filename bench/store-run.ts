@@ -34,7 +34,7 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
   if (opts.only) return run;
   const scale = await benchScale(kind, opts, dir);
   Object.assign(run, scale, { notes: [...(run.notes ?? []), ...(scale.notes ?? [])] });
-  // The memory budget is the SQLite store's; PostgreSQL skips it to keep the run short.
+  // The memory budget is the SQLite store's (with its floor); PostgreSQL skips it to keep the run short.
   if (opts.issuedTokens > 0 && kind === 'sqlite') run.memory = await benchMemory(kind, opts, dir);
   return run;
 }

@@ -16,6 +16,7 @@
  */
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { BUNDLE_OPTIONS } from './bundle-options.ts';
 
 const OUT = 'dist';
 
@@ -23,22 +24,8 @@ const OUT = 'dist';
 rmSync(`${OUT}/chunks`, { recursive: true, force: true });
 
 await build({
+  ...BUNDLE_OPTIONS,
   entryPoints: { lyceum: 'src/cli/main.ts' },
   outdir: OUT,
   chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  // Native addons load their .node files from node_modules at run time, so they stay there.
-  // pg-native is pg's optional native driver, which Lyceum neither uses nor installs.
-  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native'],
-  // CommonJS dependencies (Fastify, pino, pg, ...) call require() for Node's built-ins;
-  // an ES module has no require of its own, so each output file makes one.
-  banner: { js: "import { createRequire as __lyceumCreateRequire } from 'node:module';\nconst require = __lyceumCreateRequire(import.meta.url);" },
-  // Not minified: stack traces in the log stay readable (function names, one statement per line).
-  // The maps let `node --enable-source-maps` point them at src/.
-  sourcemap: true,
-  logLevel: 'warning',
 });

@@ -1,0 +1,24 @@
+/**
+ * How Lyceum's code is bundled for running (scripts/bundle.ts for the server,
+ * bench/reference-build.ts for the bench's reference servers): one set of
+ * esbuild options, so what the bench compares Lyceum with is built the same way.
+ */
+import type { BuildOptions } from 'esbuild';
+
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // Native addons load their .node files from node_modules at run time, so they stay there.
+  // pg-native is pg's optional native driver, which Lyceum neither uses nor installs.
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native'],
+  // CommonJS dependencies (Fastify, pino, pg, ...) call require() for Node's built-ins;
+  // an ES module has no require of its own, so each output file makes one.
+  banner: { js: "import { createRequire as __lyceumCreateRequire } from 'node:module';\nconst require = __lyceumCreateRequire(import.meta.url);" },
+  // Not minified: stack traces in the log stay readable (function names, one statement per line).
+  // The maps let `node --enable-source-maps` point them at src/.
+  sourcemap: true,
+  logLevel: 'warning',
+} satisfies BuildOptions;
