@@ -2,22 +2,31 @@
  * The floor scenarios of a SQLite run, right after the Lyceum scenarios: the
  * floor server on the very database of the Lyceum server (which stays up,
  * idle, to top up the refresh chains), each scenario checked against
- * Lyceum's answer first, then measured like the Lyceum ones.
+ * Lyceum's answer first, then measured like the Lyceum ones; then the ratio
+ * budgets' alternating rounds (bench/ratio-rounds.ts).
  */
 import { startFloor } from './bare.ts';
+import { RATIO_BUDGETS, type RatioRound } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { measure, type Outcome } from './measure.ts';
 import type { Options } from './options.ts';
 import { cpuMs } from './processes.ts';
+import { ratioRounds } from './ratio-rounds.ts';
 import type { ServerContext } from './scenarios.ts';
 
-export async function benchFloor(opts: Options, lyceum: LyceumServer, ctx: ServerContext, logDir: string): Promise<{ results: Map<string, Outcome>; notes: string[] }> {
+export async function benchFloor(
+  opts: Options,
+  lyceum: LyceumServer,
+  ctx: ServerContext,
+  logDir: string,
+): Promise<{ results: Map<string, Outcome>; rounds: Map<string, RatioRound[]>; notes: string[] }> {
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
-  if (selected.length === 0) return { results, notes };
+  const budgets = RATIO_BUDGETS.filter((b) => !opts.only || opts.only.includes(b.id));
+  if (selected.length === 0 && budgets.length === 0) return { results, rounds: new Map(), notes };
   const floor = await startFloor(logDir, lyceum);
   console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
   try {
@@ -31,8 +40,10 @@ export async function benchFloor(opts: Options, lyceum: LyceumServer, ctx: Serve
       const [idle, busy] = [cpuMs(lyceum.pid) - lyceumBefore, cpuMs(floor.pid) - floorBefore];
       if (idle > 0.05 * busy) notes.push(`${s.id}: the idle Lyceum server used ${idle.toFixed(0)} ms of CPU meanwhile (the floor server ${busy.toFixed(0)} ms)`);
     }
+    // Then the ratio budgets side by side with their bare route and their floor.
+    const rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
+    return { results, rounds, notes };
   } finally {
     await floor.stop();
   }
-  return { results, notes };
 }

@@ -14,6 +14,8 @@ export interface Options {
   expiredTokens: number;
   /** The paced load of the latency figures: requests per second, over this many connections. */
   paced: { rate: number; connections: number };
+  /** The ratio budgets' alternating rounds (bench/ratio-rounds.ts): how many, and seconds measured (after a warm-up) per leg. */
+  rounds: { count: number; seconds: number; warmup: number };
   /** Tokens issued before the memory figure (0: skipped). */
   issuedTokens: number;
   startupRuns: number;
@@ -59,6 +61,7 @@ export function parseOptions(argv: string[]): Options {
     scaleTokens: smoke ? [1000, 20_000] : [1000, 1_000_000],
     expiredTokens: smoke ? 20_000 : 300_000,
     paced: smoke ? { rate: 100, connections: 2 } : { rate: 1000, connections: 10 },
+    rounds: smoke ? { count: 1, seconds: 1, warmup: 0 } : { count: 3, seconds: 5, warmup: 1 },
     issuedTokens: smoke ? 1000 : 100_000,
     startupRuns: smoke ? 1 : 3,
     out: flags.get('out') ?? (smoke || flags.has('only') ? undefined : 'BENCHMARKS.md'),
