@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { MemoryFigure, StoreRun, Verdict } from './budgets.ts';
 import type { LoadResult } from './load.ts';
+import type { Options } from './options.ts';
 import type { Scenario } from './scenarios.ts';
 
 export interface Machine {
@@ -46,7 +47,7 @@ export function describeMachine(): Machine {
 export interface Report {
   machine: Machine;
   smoke: boolean;
-  settings: { connections: number; duration: number; warmup: number; paced: { rate: number; connections: number } };
+  settings: { connections: number; duration: number; warmup: number; paced: { rate: number; connections: number }; rounds: Options['rounds'] };
   bareScenarios: Scenario[];
   bare: Map<string, LoadResult>;
   /** Measured on the SQLite store's database; their results are in its run. */
@@ -117,7 +118,7 @@ export function mainTable(r: Report): string {
 export function budgetTable(verdicts: Verdict[]): string {
   const result = (v: Verdict) => (v.met === undefined ? 'not measured' : v.met ? 'met' : '**missed**');
   return table(
-    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result', 'Floor: the work alone, vs bare (flows: vs argon2id)', 'Lyceum vs floor'],
+    ['Budget (SQLite, one process)', 'Measured', 'Target', 'Result', 'Floor: the work alone', 'Lyceum vs floor'],
     verdicts.map((v) => [v.label, v.figure, v.target, result(v), v.floor ?? '', v.vsFloor ?? '']),
   );
 }
@@ -203,7 +204,13 @@ met here), and Lyceum as a share of the floor says how close it comes to what
 its work allows. Both cells also give the share by server CPU time per
 request or flow (the reference's divided by the measured one's; for the
 flows, the reference is one argon2id verification), steadier than throughput
-on a busy machine.
+on a busy machine. The six shares of the bare route are judged on
+alternating rounds (bench/ratio-rounds.ts): the bare route, Lyceum and the
+floor measured one after the other, ${r.settings.rounds.count} times, the order turned each
+round, ${r.settings.rounds.seconds} s each after ${r.settings.rounds.warmup} s of warm-up, and the median share taken; the main
+table's figures, measured minutes apart, are given beside. The saturated
+latency rows give the floor's p99 at the same load, and the memory row the
+floor's RSS after issuing as many tokens the same way.
 
 ${budgetTable(r.verdicts)}
 

@@ -64,7 +64,7 @@ async function main(): Promise<number> {
   for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir) });
 
   const sqlite: StoreRun = stores.find((s) => s.kind === 'sqlite')?.run ?? { results: new Map() };
-  const judged = judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite, pacedRate: opts.paced.rate });
+  const judged = judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite, pacedRate: opts.paced.rate, connections: opts.connections });
   // --only: the budgets whose figures were measured (and their floors), for working on one path.
   const verdicts = opts.smoke ? [] : opts.only ? judged.filter((v) => v.met !== undefined) : judged;
 
@@ -85,7 +85,7 @@ async function main(): Promise<number> {
   const report: Report = {
     machine,
     smoke: opts.smoke,
-    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, paced: opts.paced },
+    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, paced: opts.paced, rounds: opts.rounds },
     bareScenarios: [...BARE_SCENARIOS, ...STACK_SCENARIOS],
     bare,
     floorScenarios: FLOOR_SCENARIOS,
