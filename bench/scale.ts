@@ -1,14 +1,15 @@
 /**
- * Scale with data, on a server of its own: the bearer-protected read with a
- * small and a large number of live tokens, the start time on that existing
+ * Scale with data, on servers of their own: the bearer-protected read with a
+ * small and a large number of live tokens (two stores, measured in
+ * alternating rounds), the start time on the large store's existing
  * database, and the read while the background purge deletes many expired
  * tokens.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StoreRun } from './budgets.ts';
-import { countTokens, freshDatabase, insertTokens, userId, type StoreKind } from './data.ts';
-import { runLoad, type LoadRequest } from './load.ts';
+import { countTokens, freshDatabase, insertTokens, userId, type Database, type StoreKind } from './data.ts';
+import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { runPaced } from './paced-load.ts';
 import { addBenchUser, BENCH_USER, startLyceum, type LyceumServer } from './lyceum-server.ts';
 import { describe } from './measure.ts';
@@ -34,8 +35,30 @@ function purgeLines(logFile: string): PurgeLine[] {
   return out;
 }
 
+/** A Lyceum server on `db` with a signed-in reader: the bearer read's request and the rows to insert tokens for. */
+async function readerOn(db: Database, logDir: string) {
+  await addBenchUser(db.url);
+  const server = await startLyceum(db.url, logDir);
+  const browser = new Browser(server.url);
+  await browser.signIn(BENCH_USER);
+  const clientId = await registerClient(server.url);
+  const [reader] = await obtainTokenSets(browser, clientId, 1);
+  const rows = { clientId, userId: await userId(db, BENCH_USER.email) };
+  const read: LoadRequest = { path: '/api/v1/students', headers: { authorization: `Bearer ${reader!.access_token}` } };
+  return { server, rows, read };
+}
+
+/** Live tokens up to `count` (they expire in a day). */
+async function fill(db: Database, count: number, rows: { clientId: string; userId: string }): Promise<number> {
+  await insertTokens(db, count - (await countTokens(db)), { ...rows, expiresAt: Date.now() + DAY });
+  return countTokens(db);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 export async function benchScale(kind: StoreKind, opts: Options, dir: string): Promise<Pick<StoreRun, 'scale' | 'purge' | 'startupMs' | 'notes'>> {
   const db = await freshDatabase(kind, dir);
+  const smallDb = await freshDatabase(kind, dir);
   const logDir = (phase: string) => {
     const d = join(dir, `${kind}-${phase}`);
     mkdirSync(d, { recursive: true });
@@ -43,32 +66,42 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
   };
   const notes: string[] = [];
   let server: LyceumServer | undefined;
+  let smallServer: LyceumServer | undefined;
   try {
-    await addBenchUser(db.url);
-    server = await startLyceum(db.url, logDir('scale'));
-    const browser = new Browser(server.url);
-    await browser.signIn(BENCH_USER);
-    const clientId = await registerClient(server.url);
-    const [reader] = await obtainTokenSets(browser, clientId, 1);
-    const rows = { clientId, userId: await userId(db, BENCH_USER.email) };
-    const read: LoadRequest[] = [{ path: '/api/v1/students', headers: { authorization: `Bearer ${reader!.access_token}` } }];
-    const load = (s: LyceumServer) => runLoad({ origin: s.url, connections: opts.connections, duration: opts.duration, warmup: opts.warmup, requests: read, pid: s.pid });
-    // The purge is judged at a steady rate: a stall shows as latency, not hidden behind a saturating load's queue.
-    const paced = (s: LyceumServer) => runPaced({ origin: s.url, connections: opts.paced.connections, duration: opts.duration, warmup: opts.warmup, request: read[0]!, pid: s.pid, rate: opts.paced.rate });
-
+    // Two stores side by side, each with its own server, measured in alternating rounds (the
+    // order turned each round): the difference does not depend on when the machine was busy.
     const [small, large] = opts.scaleTokens;
-    await insertTokens(db, small - (await countTokens(db)), { ...rows, expiresAt: Date.now() + DAY });
-    const smallTokens = await countTokens(db);
-    // This server was just started: one run first, so the small store is not measured on a cold process.
-    await load(server);
-    const smallResult = await load(server);
-    console.log(`  ${kind} ${describe(`bearer read, ${smallTokens} live tokens`, smallResult)}`);
+    const smallReader = await readerOn(smallDb, logDir('scale-small'));
+    smallServer = smallReader.server;
+    const smallTokens = await fill(smallDb, small, smallReader.rows);
+    const largeReader = await readerOn(db, logDir('scale'));
+    server = largeReader.server;
     let started = Date.now();
-    await insertTokens(db, large - smallTokens, { ...rows, expiresAt: Date.now() + DAY });
-    const largeTokens = await countTokens(db);
-    console.log(`  ${kind}: inserted ${largeTokens - smallTokens} tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const largeResult = await load(server);
-    console.log(`  ${kind} ${describe(`bearer read, ${largeTokens} live tokens`, largeResult)}`);
+    const before = await countTokens(db);
+    const largeTokens = await fill(db, large, largeReader.rows);
+    console.log(`  ${kind}: inserted ${largeTokens - before} tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const short = { connections: opts.connections, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
+    const legs = [
+      { server: smallServer, read: smallReader.read, tokens: smallTokens, results: [] as LoadResult[] },
+      { server, read: largeReader.read, tokens: largeTokens, results: [] as LoadResult[] },
+    ];
+    // Both servers were just started: one run each first, so neither is measured on a cold process.
+    for (const leg of legs) await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
+    for (let i = 0; i < opts.rounds.count; i++) {
+      for (let k = 0; k < legs.length; k++) {
+        const leg = legs[(i + k) % legs.length]!;
+        const r = await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
+        leg.results.push(r);
+        console.log(`  ${kind} ${describe(`round ${i + 1}: bearer read, ${leg.tokens} live tokens`, r)}`);
+      }
+    }
+    await smallServer.stop();
+    smallServer = undefined;
+    const [smallRuns, largeRuns] = [legs[0]!.results, legs[1]!.results];
+    // The run of median throughput stands for each store; the budget takes the median of the rounds' differences.
+    const typical = (runs: LoadResult[]) => runs.find((r) => r.rate === median(runs.map((x) => x.rate)))!;
+    const differences = smallRuns.map((r, i) => Math.abs(largeRuns[i]!.rate - r.rate) / r.rate);
+    const paced = (x: LyceumServer) => runPaced({ origin: x.url, connections: opts.paced.connections, duration: opts.duration, warmup: opts.warmup, request: largeReader.read, pid: x.pid, rate: opts.paced.rate });
     const pacedBaseline = await paced(server);
     console.log(`  ${kind} ${describe(`bearer read, ${largeTokens} live tokens, at ${opts.paced.rate} req/s`, pacedBaseline)}`);
     await server.stop();
@@ -83,7 +116,7 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     console.log(`  ${kind}: first answer after start: ${startupMs.map((x) => `${x.toFixed(0)} ms`).join(', ')}`);
 
     started = Date.now();
-    await insertTokens(db, opts.expiredTokens, { ...rows, expiresAt: Date.now() - 3 * DAY });
+    await insertTokens(db, opts.expiredTokens, { ...largeReader.rows, expiresAt: Date.now() - 3 * DAY });
     console.log(`  ${kind}: inserted ${opts.expiredTokens} expired tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // The first purge runs PURGE_INTERVAL_SECONDS after the start: early in the measured window.
     const interval = Math.max(1, Math.round(opts.warmup + Math.min(2, opts.duration / 4)));
@@ -107,14 +140,16 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     }
     console.log(`  ${kind} ${describe(`bearer read at ${opts.paced.rate} req/s while purging ${purged}`, during)}`);
     return {
-      scale: { small: smallResult, large: largeResult, smallTokens, largeTokens },
+      scale: { small: typical(smallRuns), large: typical(largeRuns), smallTokens, largeTokens, differences },
       purge: { baseline: pacedBaseline, during, purged },
       startupMs,
       notes,
     };
   } finally {
+    await smallServer?.stop();
     await server?.stop();
     await db.drop();
+    await smallDb.drop();
   }
 }
 
