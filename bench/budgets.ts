@@ -156,7 +156,12 @@ export function judge(f: RunFigures): Verdict[] {
       figure: r ? `${ms(r.p99)} (at ${r.rate.toFixed(0)} req/s; a mean under 10 ms needs more than ${needs.toFixed(0)} req/s)` : 'not measured',
       target: '10 ms',
       met: r ? r.p99 <= 10 : undefined,
-      ...(floor ? { floor: `floor: p99 ${ms(floor.p99)} at ${floor.rate.toFixed(0)} req/s: ${floor.p99 <= 10 ? 'within reach' : '**out of reach** on this machine'}` } : {}),
+      ...(floor
+        ? {
+            floor: `floor: p99 ${ms(floor.p99)} at ${floor.rate.toFixed(0)} req/s: ${floor.p99 <= 10 ? 'within reach' : '**out of reach** on this machine'}`,
+            ...(r ? { vsFloor: `Lyceum: ${pct(r.rate / floor.rate)} of the floor's throughput (by CPU ${pct(floor.cpuPerUnit / r.cpuPerUnit)}: ${us(r)} vs ${us(floor)}/req)` } : {}),
+          }
+        : {}),
     });
   }
 

@@ -53,6 +53,8 @@ export function openFloorDb(file: string) {
   const user = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
   // The query Lyceum's record store runs for the first page of GET /api/v1/students (one row more tells whether a next page exists).
   const students = db.prepare<[number], StudentRow>('SELECT * FROM students ORDER BY created_at, id LIMIT ?');
+  // The anonymous catalog's first page of GET /api/v1/courses: published courses only.
+  const publishedCourses = db.prepare<[number], StudentRow>("SELECT * FROM courses WHERE status = 'published' ORDER BY created_at, id LIMIT ?");
   const retire = db.prepare<[number, string]>("UPDATE tokens SET rotated_at = ? WHERE hash = ? AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL");
   const insertPair = db.prepare(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ${ROW}, ${ROW} ON CONFLICT (hash) DO NOTHING`);
   const insertClient = db.prepare<[string, string | null, string, number]>('INSERT INTO clients (id, secret_hash, metadata, created_at) VALUES (?, ?, ?, ?)');
@@ -110,6 +112,7 @@ export function openFloorDb(file: string) {
     client: (id: string) => client.get(id),
     user: (id: string) => user.get(id),
     students: (limit: number) => students.all(limit),
+    publishedCourses: (limit: number) => publishedCourses.all(limit),
     rotate: (hash: string, now: number, access: NewToken, refresh: NewToken) => rotate(hash, now, access, refresh),
     insertClient: (c: ClientRow) => insertClient.run(c.id, c.secret_hash, c.metadata, c.created_at),
     userByEmail: (email: string) => userByEmail.get(email),

@@ -71,18 +71,42 @@ export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): voi
     };
   });
 
-  app.get('/api/v1/students', async (request, reply) => {
-    reply.headers(api);
-    if (!bearer(request, 'students:read')) return fail(reply, 401, 'invalid_token');
+  /** A first page as Lyceum's record store answers it: `limit` rows, a cursor when there is one more. */
+  function firstPage(request: FastifyRequest, query: (limit: number) => StudentRow[], record: (r: StudentRow) => Record<string, unknown>) {
     const limit = Math.min(Math.max(Number((request.query as Form).limit ?? 20) || 20, 1), 100);
-    const rows = db.students(limit + 1);
+    const rows = query(limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    const record = (r: StudentRow) => ({ id: r.id, name: r.name, email: r.email, status: r.status, user_id: r.user_id, notes: r.notes, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
     return {
       data: page.map(record),
       ...(rows.length > limit && last ? { next_cursor: Buffer.from(JSON.stringify([last.created_at, last.id])).toString('base64url') } : {}),
     };
+  }
+
+  app.get('/api/v1/students', async (request, reply) => {
+    reply.headers(api);
+    if (!bearer(request, 'students:read')) return fail(reply, 401, 'invalid_token');
+    return firstPage(request, db.students, (r) => ({ id: r.id, name: r.name, email: r.email, status: r.status, user_id: r.user_id, notes: r.notes, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+  });
+
+  // Anonymous: the public fields of published courses (the bench sends no token).
+  app.get('/api/v1/courses', async (request, reply) => {
+    reply.headers(api);
+    if (request.headers.authorization) return fail(reply, 400, 'invalid_request');
+    return firstPage(request, db.publishedCourses, (r) => ({
+      id: r.id,
+      title: r.title,
+      slug: r.slug,
+      summary: r.summary,
+      description: r.description,
+      level: r.level,
+      language: r.language,
+      price_cents: r.price_cents,
+      lecturer_ids: r.lecturer_ids === null ? [] : JSON.parse(r.lecturer_ids as string),
+      status: r.status,
+      created_at: iso(r.created_at),
+      updated_at: iso(r.updated_at),
+    }));
   });
 
   app.post('/api/oauth/introspect', async (request, reply) => {

@@ -22,6 +22,7 @@ function floorOf(of: string, work: string, volatile: string[] = []): FloorScenar
 
 export const FLOOR_SCENARIOS: FloorScenario[] = [
   floorOf('discovery', "Lyceum's discovery bytes and headers, pre-serialized"),
+  floorOf('catalog', 'the published courses page query, its public fields as JSON'),
   floorOf('bearer-read', 'token lookup, the students page query, its JSON'),
   floorOf('userinfo', 'token lookup, user lookup, the claims'),
   floorOf('introspection', 'form body, client lookup, token lookup'),

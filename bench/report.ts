@@ -158,7 +158,8 @@ around that same document, no Lyceum).
 
 The floor rows (SQLite only) do what each endpoint must do and no more:
 discovery sends Lyceum's discovery answer, bytes and headers copied from the
-server at start; UserInfo hashes the Bearer token (SHA-256), reads its row,
+server at start; the anonymous catalog reads the first page of published
+courses (the query Lyceum runs) and answers their public fields; UserInfo hashes the Bearer token (SHA-256), reads its row,
 checks kind, expiry, revocation and audience, reads the user and answers the
 claims; the bearer read does the same token check, then the students query
 Lyceum runs (first page of 20, ordered by created_at and id) and answers the
