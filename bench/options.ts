@@ -16,6 +16,8 @@ export interface Options {
   paced: { rate: number; connections: number };
   /** The ratio budgets' alternating rounds (bench/ratio-rounds.ts): how many, and seconds measured (after a warm-up) per leg. */
   rounds: { count: number; seconds: number; warmup: number };
+  /** Alternating rounds of the small and the large store (bench/scale.ts), each measured like a round above. */
+  scaleRounds: number;
   /** Tokens issued before the memory figure (0: skipped). */
   issuedTokens: number;
   startupRuns: number;
@@ -62,6 +64,7 @@ export function parseOptions(argv: string[]): Options {
     expiredTokens: smoke ? 20_000 : 300_000,
     paced: smoke ? { rate: 100, connections: 2 } : { rate: 1000, connections: 10 },
     rounds: smoke ? { count: 1, seconds: 1, warmup: 0 } : { count: 3, seconds: 5, warmup: 1 },
+    scaleRounds: smoke ? 1 : 5,
     issuedTokens: smoke ? 1000 : 100_000,
     startupRuns: smoke ? 1 : 3,
     out: flags.get('out') ?? (smoke || flags.has('only') ? undefined : 'BENCHMARKS.md'),

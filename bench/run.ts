@@ -85,7 +85,7 @@ async function main(): Promise<number> {
   const report: Report = {
     machine,
     smoke: opts.smoke,
-    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, paced: opts.paced, rounds: opts.rounds },
+    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, paced: opts.paced, rounds: opts.rounds, scaleRounds: opts.scaleRounds },
     bareScenarios: [...BARE_SCENARIOS, ...STACK_SCENARIOS],
     bare,
     floorScenarios: FLOOR_SCENARIOS,
