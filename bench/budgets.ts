@@ -74,6 +74,8 @@ const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const us = (r: LoadResult) => `${(r.cpuPerUnit * 1000).toFixed(0)} µs`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** Whether the floor itself meets the target: if not, no implementation does on this machine. */
+const reach = (met: boolean) => (met ? 'within reach' : '**out of reach** on this machine');
 
 /**
  * A ratio budget: from its alternating rounds when they ran (the median of
@@ -101,7 +103,7 @@ function judgeRatio(f: RunFigures, budget: (typeof RATIO_BUDGETS)[number]): Verd
     figure: 'not measured',
     target: pct(min),
     met: undefined,
-    floor: fx === undefined ? 'not measured' : `floor: ${pct(fx)} of ${bareId} (${how}; by CPU ${pct(share('floor', 'bare', 'cpu')!)}: ${cpu('floor')} vs ${cpu('bare')}/req): ${fx >= min ? 'within reach' : '**out of reach** on this machine'}`,
+    floor: fx === undefined ? 'not measured' : `floor: ${pct(fx)} of ${bareId} (${how}; by CPU ${pct(share('floor', 'bare', 'cpu')!)}: ${cpu('floor')} vs ${cpu('bare')}/req): ${reach(fx >= min)}`,
     vsFloor: lf === undefined ? 'not measured' : `Lyceum: ${pct(lf)} of floor (by CPU ${pct(share('lyceum', 'floor', 'cpu')!)}: ${cpu('lyceum')} vs ${cpu('floor')}/req)`,
   };
   if (x === undefined) return verdict;
@@ -124,7 +126,7 @@ export function judge(f: RunFigures): Verdict[] {
     // As for the ratio budgets, against the same argon2id rate; by CPU: one verification's time over the CPU of a flow.
     const floorFigures: Pick<Verdict, 'floor' | 'vsFloor'> = {
       floor: floor
-        ? `floor: ${pct(floor.rate / limit)} of the argon2id rate (${floor.rate.toFixed(1)} flows/s; by CPU ${pct(argon2Ms / floor.cpuPerUnit)}: ${perFlow(floor)} per flow vs ${argon2Ms.toFixed(1)} ms per verification): ${floor.rate / limit >= 0.8 ? 'within reach' : '**out of reach** on this machine'}`
+        ? `floor: ${pct(floor.rate / limit)} of the argon2id rate (${floor.rate.toFixed(1)} flows/s; by CPU ${pct(argon2Ms / floor.cpuPerUnit)}: ${perFlow(floor)} per flow vs ${argon2Ms.toFixed(1)} ms per verification): ${reach(floor.rate / limit >= 0.8)}`
         : 'not measured',
       vsFloor: floor && r ? `Lyceum: ${pct(r.rate / floor.rate)} of floor (by CPU ${pct(floor.cpuPerUnit / r.cpuPerUnit)}: ${perFlow(r)} vs ${perFlow(floor)}/flow)` : 'not measured',
     };
@@ -158,7 +160,7 @@ export function judge(f: RunFigures): Verdict[] {
       met: r ? r.p99 <= 10 : undefined,
       ...(floor
         ? {
-            floor: `floor: p99 ${ms(floor.p99)} at ${floor.rate.toFixed(0)} req/s: ${floor.p99 <= 10 ? 'within reach' : '**out of reach** on this machine'}`,
+            floor: `floor: p99 ${ms(floor.p99)} at ${floor.rate.toFixed(0)} req/s: ${reach(floor.p99 <= 10)}`,
             ...(r ? { vsFloor: `Lyceum: ${pct(r.rate / floor.rate)} of the floor's throughput (by CPU ${pct(floor.cpuPerUnit / r.cpuPerUnit)}: ${us(r)} vs ${us(floor)}/req)` } : {}),
           }
         : {}),
@@ -204,7 +206,7 @@ export function judge(f: RunFigures): Verdict[] {
       target: '120 MB',
       met: lyceum.rss <= 120,
       floor: floor
-        ? `floor: ${floor.rss.toFixed(0)} MB after issuing ${floor.tokens.toLocaleString('en')} tokens the same way (${floor.how}): ${floor.rss <= 120 ? 'within reach' : '**out of reach** on this machine'}`
+        ? `floor: ${floor.rss.toFixed(0)} MB after issuing ${floor.tokens.toLocaleString('en')} tokens the same way (${floor.how}): ${reach(floor.rss <= 120)}`
         : 'not measured',
       vsFloor: floor ? `Lyceum: ${(lyceum.rss - floor.rss).toFixed(0)} MB more than the floor` : 'not measured',
     });

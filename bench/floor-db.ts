@@ -32,7 +32,7 @@ export interface UserRow {
   updated_at: number;
 }
 
-export type StudentRow = Record<string, string | number | null> & { id: string; created_at: number; updated_at: number };
+export type RecordRow = Record<string, string | number | null> & { id: string; created_at: number; updated_at: number };
 
 const TOKEN_COLUMNS = 'hash, kind, client_id, user_id, scope, resource, family_id, auth_time, expires_at, created_at, revoked_at, rotated_at, salt';
 const ROW = `(${TOKEN_COLUMNS.split(', ').map(() => '?').join(', ')})`;
@@ -52,9 +52,9 @@ export function openFloorDb(file: string) {
   const client = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE id = ?');
   const user = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
   // The query Lyceum's record store runs for the first page of GET /api/v1/students (one row more tells whether a next page exists).
-  const students = db.prepare<[number], StudentRow>('SELECT * FROM students ORDER BY created_at, id LIMIT ?');
+  const students = db.prepare<[number], RecordRow>('SELECT * FROM students ORDER BY created_at, id LIMIT ?');
   // The anonymous catalog's first page of GET /api/v1/courses: published courses only.
-  const publishedCourses = db.prepare<[number], StudentRow>("SELECT * FROM courses WHERE status = 'published' ORDER BY created_at, id LIMIT ?");
+  const publishedCourses = db.prepare<[number], RecordRow>("SELECT * FROM courses WHERE status = 'published' ORDER BY created_at, id LIMIT ?");
   const retire = db.prepare<[number, string]>("UPDATE tokens SET rotated_at = ? WHERE hash = ? AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL");
   const insertPair = db.prepare(`INSERT INTO tokens (${TOKEN_COLUMNS}) VALUES ${ROW}, ${ROW} ON CONFLICT (hash) DO NOTHING`);
   const insertClient = db.prepare<[string, string | null, string, number]>('INSERT INTO clients (id, secret_hash, metadata, created_at) VALUES (?, ?, ?, ?)');

@@ -24,7 +24,7 @@ import { SCOPE_NAMES } from '../src/oauth/scopes.ts';
 import { newSalt, newSecret, PREFIX, sha256 } from '../src/oauth/tokens/secrets.ts';
 import { verifyPassword } from '../src/users/passwords.ts';
 import type { ClientRow, NewToken, SessionRow } from './floor-db.ts';
-import { fail, type FloorSettings, type Form } from './floor-routes.ts';
+import { fail, LOOPBACK, seconds, type FloorSettings, type Form } from './floor-routes.ts';
 
 export interface FlowSettings extends FloorSettings {
   sessionTtlSeconds: number;
@@ -41,8 +41,6 @@ export type CodeGrant = (body: Form, client: ClientRow, wantsRefresh: boolean, r
 const SESSION = 'lyceum_session';
 const CSRF = 'lyceum_csrf';
 const SCOPES = new Set<string>(SCOPE_NAMES);
-/** Loopback redirect URI: host, optional port, path and query (RFC 8252 §7.3: any port matches). */
-const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?][^#\s\\]*)?$/i;
 const HTML = 'text/html; charset=utf-8';
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -57,7 +55,6 @@ const page = (title: string, body: string) => `<!doctype html>\n<html lang="en">
 const one = (v: unknown) => (typeof v === 'string' ? v : undefined);
 /** An optional parameter: absent, or given once and at most `max` characters. */
 const fits = (v: unknown, max: number) => v === undefined || (typeof v === 'string' && v.length <= max);
-const seconds = (ms: number) => Math.floor(ms / 1000);
 
 function cookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;

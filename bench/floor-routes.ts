@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deriveSecret, newSalt, newSecret, PREFIX, sha256 } from '../src/oauth/tokens/secrets.ts';
-import type { FloorDb, NewToken, StudentRow, TokenRow } from './floor-db.ts';
+import type { FloorDb, NewToken, RecordRow, TokenRow } from './floor-db.ts';
 import type { CodeGrant } from './floor-flow-routes.ts';
 
 export interface FloorSettings {
@@ -26,8 +26,9 @@ export interface FloorSettings {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const seconds = (ms: number) => Math.floor(ms / 1000);
-const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:\d{1,5})?([/?][^#\s]*)?$/i;
+export const seconds = (ms: number) => Math.floor(ms / 1000);
+/** Loopback redirect URI: host, optional port, path and query (RFC 8252 §7.3: any port matches). */
+export const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?][^#\s\\]*)?$/i;
 
 export type Form = Record<string, string | undefined>;
 export const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
@@ -72,7 +73,7 @@ export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): voi
   });
 
   /** A first page as Lyceum's record store answers it: `limit` rows, a cursor when there is one more. */
-  function firstPage(request: FastifyRequest, query: (limit: number) => StudentRow[], record: (r: StudentRow) => Record<string, unknown>) {
+  function firstPage(request: FastifyRequest, query: (limit: number) => RecordRow[], record: (r: RecordRow) => Record<string, unknown>) {
     const limit = Math.min(Math.max(Number((request.query as Form).limit ?? 20) || 20, 1), 100);
     const rows = query(limit + 1);
     const page = rows.slice(0, limit);

@@ -6,14 +6,14 @@
  * budgets' alternating rounds (bench/ratio-rounds.ts).
  */
 import { startFloor } from './bare.ts';
-import { RATIO_BUDGETS, type RatioRound } from './budgets.ts';
+import type { RatioRound } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { measure, type Outcome } from './measure.ts';
 import type { Options } from './options.ts';
 import { cpuMs } from './processes.ts';
-import { ratioRounds } from './ratio-rounds.ts';
+import { ratioRounds, selectedRatioBudgets } from './ratio-rounds.ts';
 import type { ServerContext } from './scenarios.ts';
 
 export async function benchFloor(
@@ -25,8 +25,7 @@ export async function benchFloor(
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
-  const budgets = RATIO_BUDGETS.filter((b) => !opts.only || opts.only.includes(b.id));
-  if (selected.length === 0 && budgets.length === 0) return { results, rounds: new Map(), notes };
+  if (selected.length === 0 && selectedRatioBudgets(opts).length === 0) return { results, rounds: new Map(), notes };
   const floor = await startFloor(logDir, lyceum);
   console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
   try {

@@ -6,6 +6,7 @@
  * host: a share computed from two measurements side by side, and the median
  * over rounds, does not depend on when the neighbours were busy.
  */
+import { alternating } from './alternate.ts';
 import { startBare } from './bare.ts';
 import { RATIO_BUDGETS, type RatioRound } from './budgets.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
@@ -18,9 +19,12 @@ import { BARE_SCENARIOS, LYCEUM_SCENARIOS, type Scenario, type ServerContext } f
 
 const find = (list: Scenario[], id: string) => list.find((s) => s.id === id)!;
 
+/** The ratio budgets this run judges (with --only, those whose Lyceum scenario is listed). */
+export const selectedRatioBudgets = (opts: Options) => RATIO_BUDGETS.filter((b) => !opts.only || opts.only.includes(b.id));
+
 export async function ratioRounds(opts: Options, lyceum: LyceumServer, floor: Spawned, ctx: ServerContext, logDir: string): Promise<Map<string, RatioRound[]>> {
   const rounds = new Map<string, RatioRound[]>();
-  const budgets = RATIO_BUDGETS.filter((b) => !opts.only || opts.only.includes(b.id));
+  const budgets = selectedRatioBudgets(opts);
   if (budgets.length === 0) return rounds;
   const bare = await startBare(logDir);
   const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
@@ -31,17 +35,12 @@ export async function ratioRounds(opts: Options, lyceum: LyceumServer, floor: Sp
         ['lyceum', find(LYCEUM_SCENARIOS, b.id), lyceum],
         ['floor', find(FLOOR_SCENARIOS, `floor-${b.id}`), floor],
       ];
-      const list: RatioRound[] = [];
-      for (let i = 0; i < opts.rounds.count; i++) {
-        const round: Partial<Record<keyof RatioRound, LoadResult>> = {};
-        for (let k = 0; k < legs.length; k++) {
-          const [leg, scenario, server] = legs[(i + k) % legs.length]!;
-          const r = await measure(scenario, short, server, ctx, `round ${i + 1} of ${b.id}:`);
-          if ('rate' in r) round[leg] = r;
-        }
-        if (round.bare && round.lyceum && round.floor) list.push(round as RatioRound);
-      }
-      rounds.set(b.id, list);
+      const measured: Partial<Record<keyof RatioRound, LoadResult>>[] = Array.from({ length: opts.rounds.count }, () => ({}));
+      await alternating(opts.rounds.count, legs, async ([leg, scenario, server], i) => {
+        const r = await measure(scenario, short, server, ctx, `round ${i + 1} of ${b.id}:`);
+        if ('rate' in r) measured[i]![leg] = r;
+      });
+      rounds.set(b.id, measured.filter((r): r is RatioRound => Boolean(r.bare && r.lyceum && r.floor)));
     }
   } finally {
     await bare.stop();

@@ -7,6 +7,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { alternating } from './alternate.ts';
 import type { StoreRun } from './budgets.ts';
 import { countTokens, freshDatabase, insertTokens, userId, type Database, type StoreKind } from './data.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
@@ -85,14 +86,11 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     ];
     // Both servers were just started: one run each first, so neither is measured on a cold process.
     for (const leg of legs) await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
-    for (let i = 0; i < opts.scaleRounds; i++) {
-      for (let k = 0; k < legs.length; k++) {
-        const leg = legs[(i + k) % legs.length]!;
-        const r = await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
-        leg.results.push(r);
-        console.log(`  ${kind} ${describe(`round ${i + 1}: bearer read, ${leg.tokens} live tokens`, r)}`);
-      }
-    }
+    await alternating(opts.scaleRounds, legs, async (leg, round) => {
+      const r = await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
+      leg.results.push(r);
+      console.log(`  ${kind} ${describe(`round ${round + 1}: bearer read, ${leg.tokens} live tokens`, r)}`);
+    });
     await smallServer.stop();
     smallServer = undefined;
     const [smallRuns, largeRuns] = [legs[0]!.results, legs[1]!.results];
