@@ -29,7 +29,7 @@ export interface Options {
 
 const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--connections=N] [--duration=S] [--warmup=S] [--out=FILE] [--only=ID,...]
   --smoke   1.5 s per scenario, 4 connections, small data; checks that every scenario runs without errors
-  --only    just these scenarios (ids: bare-get, discovery, userinfo, floor-userinfo, ...), no scale or memory; budgets only
+  --only    just these scenarios (ids: bare-get, discovery, userinfo, floor-userinfo, ..., purge), no scale or memory; budgets only
             where every figure was measured; for working on one path
   PostgreSQL runs when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh database is created and dropped).`;
 

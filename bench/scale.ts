@@ -85,8 +85,9 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
       { server, read: largeReader.read, tokens: largeTokens, results: [] as LoadResult[] },
     ];
     // Both servers were just started: one run each first, so neither is measured on a cold process.
-    for (const leg of legs) await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
-    await alternating(opts.scaleRounds, legs, async (leg, round) => {
+    const rounds = opts.only ? 0 : opts.scaleRounds;
+    if (rounds > 0) for (const leg of legs) await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
+    await alternating(rounds, legs, async (leg, round) => {
       const r = await runLoad({ origin: leg.server.url, ...short, requests: [leg.read], pid: leg.server.pid });
       leg.results.push(r);
       console.log(`  ${kind} ${describe(`round ${round + 1}: bearer read, ${leg.tokens} live tokens`, r)}`);
@@ -104,7 +105,7 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     server = undefined;
 
     const startupMs: number[] = [];
-    for (let i = 0; i < opts.startupRuns; i++) {
+    for (let i = 0; i < (opts.only ? 0 : opts.startupRuns); i++) {
       const s = await startLyceum(db.url, logDir('startup'));
       startupMs.push(s.startupMs);
       await s.stop();
@@ -136,7 +137,9 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     }
     console.log(`  ${kind} ${describe(`bearer read at ${opts.paced.rate} req/s while purging ${purged}`, during)}`);
     return {
-      scale: { small: best(smallRuns), large: best(largeRuns), smallTokens, largeTokens, rates: { small: smallRuns.map((r) => r.rate), large: largeRuns.map((r) => r.rate) } },
+      ...(rounds > 0
+        ? { scale: { small: best(smallRuns), large: best(largeRuns), smallTokens, largeTokens, rates: { small: smallRuns.map((r) => r.rate), large: largeRuns.map((r) => r.rate) } } }
+        : {}),
       purge: { baseline: pacedBaseline, during, purged },
       startupMs,
       notes,

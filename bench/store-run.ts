@@ -32,10 +32,11 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       run.notes = [...(run.notes ?? []), ...floor.notes];
     }
   });
-  if (opts.only) return run;
+  // --only=purge: the purge scenario alone (on the large store, without the rounds and start runs).
+  if (opts.only && !opts.only.includes('purge')) return run;
   const scale = await benchScale(kind, opts, dir);
   Object.assign(run, scale, { notes: [...(run.notes ?? []), ...(scale.notes ?? [])] });
   // The memory budget is the SQLite store's (with its floor); PostgreSQL skips it to keep the run short.
-  if (opts.issuedTokens > 0 && kind === 'sqlite') run.memory = await benchMemory(kind, opts, dir);
+  if (opts.issuedTokens > 0 && kind === 'sqlite' && !opts.only) run.memory = await benchMemory(kind, opts, dir);
   return run;
 }

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/kysely/open.ts';
@@ -193,6 +194,24 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       await store.migrate();
       expect(await store.users.findById(user.id)).toMatchObject({ id: user.id });
       expect(await store.clients.find(client.id)).toMatchObject({ id: client.id });
+    });
+
+    it('the purge finds revoked tokens through the partial index tokens_revoked_at, not a table scan', async () => {
+      const query = 'SELECT hash FROM tokens WHERE revoked_at < 1000 LIMIT 50';
+      let plan: string;
+      if (kind === 'sqlite') {
+        const db = new SQLite(url, { readonly: true });
+        plan = db.prepare(`EXPLAIN QUERY PLAN ${query}`).all().map((r) => (r as { detail: string }).detail).join('\n');
+        db.close();
+      } else {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        // A nearly empty table would be scanned whatever its indexes: ask for the plan the index allows.
+        await c.query('SET enable_seqscan = off');
+        plan = (await c.query(`EXPLAIN ${query}`)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+        await c.end();
+      }
+      expect(plan).toMatch(/tokens_revoked_at/);
     });
 
     it('six processes migrating one fresh database at the same moment all succeed', async () => {
@@ -720,6 +739,19 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       for (const t of [expiresAtBoundary, revokedAtBoundary, live]) expect(await store.tokens.find(t.hash)).toEqual(t);
       expect(await store.tokens.purgeExpired(PAST)).toBe(0);
     });
+
+    it('purgeExpired works through more rows than one batch takes, and keeps every live token', async () => {
+      const far = PAST + 10_000_000;
+      const expired = Array.from({ length: 450 }, () => newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: PAST - 10 }));
+      const revoked = Array.from({ length: 330 }, () => newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: far, revokedAt: PAST - 10 }));
+      const live = Array.from({ length: 40 }, (_, i) =>
+        newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: far, revokedAt: i % 2 ? PAST + 5 : null }),
+      );
+      await store.tokens.insert([...expired, ...revoked, ...live]);
+      expect(await store.tokens.purgeExpired(PAST)).toBe(expired.length + revoked.length);
+      for (const t of live) expect(await store.tokens.find(t.hash)).toEqual(t);
+      for (const t of [expired[0]!, expired.at(-1)!, revoked[0]!, revoked.at(-1)!]) expect(await store.tokens.find(t.hash)).toBeUndefined();
+    });
   });
 
   describe('sessions', () => {
@@ -921,6 +953,30 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       expect(await search('0% a')).toEqual(['100% Ada']);
       expect(await search('a_x')).toEqual(['ada_x']);
       expect(await search('')).toHaveLength(names.length);
+    });
+
+    it('list gives each call its own values when a query shape repeats: filters, in-lists of other lengths, a search over two columns', async () => {
+      const batch = id('shape-');
+      const mk = (i: number, status: string, name: string) =>
+        ({ id: `stu_${batch}_${i}`, created_at: T0 + i, updated_at: T0, name, email: `${batch}-${i}-${name.replace(/ /g, '')}@school.test`, status, user_id: null, notes: batch });
+      const rows = [mk(0, 'active', 'Ada'), mk(1, 'suspended', 'Grace'), mk(2, 'active', 'Alan'), mk(3, 'invited', 'Edsger')];
+      for (const r of rows) await store.records.insert('students', r);
+      const ids = async (q: Omit<Parameters<Store['records']['list']>[1], 'sort' | 'limit'>, limit = 10) =>
+        (await store.records.list('students', { sort: 'created_at', limit, ...q })).rows.map((r) => String(r.id).slice(-1));
+      const byStatus = (status: string) => ids({ where: [['notes', '=', batch], ['status', '=', status]] });
+      expect(await byStatus('active')).toEqual(['0', '2']);
+      expect(await byStatus('suspended')).toEqual(['1']);
+      expect(await byStatus('gone')).toEqual([]);
+      const inStatus = (statuses: string[]) => ids({ where: [['notes', '=', batch], ['status', 'in', statuses]] });
+      expect(await inStatus(['invited'])).toEqual(['3']);
+      expect(await inStatus(['suspended', 'invited'])).toEqual(['1', '3']);
+      expect(await inStatus(['active'])).toEqual(['0', '2']);
+      const search = (text: string) => ids({ where: [['notes', '=', batch]], search: { columns: ['name', 'email'], text } });
+      expect(await search('gRACE')).toEqual(['1']);
+      expect(await search('-2-')).toEqual(['2']);
+      expect(await search('a')).toEqual(['0', '1', '2', '3']);
+      expect(await ids({ where: [['notes', '=', batch]] }, 1)).toEqual(['0']);
+      expect(await ids({ where: [['notes', '=', batch]] }, 3)).toEqual(['0', '1', '2']);
     });
 
     it("count, select and 'in' conditions", async () => {

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuthorizationCode, CodeStore } from '../types.ts';
 import type { CodesTable, Database } from './schema.ts';
-import { purgeInBatches, tokenRow } from './tokens.ts';
+import { purgeBefore } from './purge.ts';
+import { tokenRow } from './tokens.ts';
 
 function toCode(row: Selectable<CodesTable>): AuthorizationCode {
   return {
@@ -20,7 +21,7 @@ function toCode(row: Selectable<CodesTable>): AuthorizationCode {
   };
 }
 
-export function kyselyCodeStore(db: Kysely<Database>): CodeStore {
+export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): CodeStore {
   return {
     async save(code) {
       await db
@@ -69,14 +70,7 @@ export function kyselyCodeStore(db: Kysely<Database>): CodeStore {
       return row ? { status: 'already_consumed', code: toCode(row) } : { status: 'unknown' };
     },
     async purgeExpired(before) {
-      return purgeInBatches(async (limit) => {
-        const r = await db
-          .deleteFrom('authorization_codes')
-          .where('hash', 'in', db.selectFrom('authorization_codes').select('hash').where('expires_at', '<', before).limit(limit))
-          .executeTakeFirst();
-        const deleted = Number(r.numDeletedRows);
-        return { deleted, examined: deleted };
-      });
+      return purgeBefore(maintenance, 'authorization_codes', 'expires_at', before);
     },
   };
 }

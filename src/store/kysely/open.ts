@@ -1,7 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
@@ -12,6 +10,7 @@ import type { Store } from '../types.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
+import { startMaintenanceThread } from './maintenance-thread.ts';
 import type { Database } from './schema.ts';
 import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
@@ -59,66 +58,13 @@ function withStatementCache(sqlite: SQLite.Database, onClose: () => void): Sqlit
   };
 }
 
-/** How often the checkpointer copies committed WAL pages into the database file. */
-const CHECKPOINT_EVERY_MS = 250;
-/** SQLite's own default, restored when the checkpointer is not running. */
-const AUTOCHECKPOINT_PAGES = 1000;
-
-/** The checkpointer thread: a connection of its own that runs PASSIVE checkpoints on a timer. */
-const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('synchronous = NORMAL');
-const timer = setInterval(() => {
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy or interrupted: the next round copies what is left.
-  }
-}, workerData.every);
-parentPort.once('message', () => {
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
-});
-parentPort.postMessage('ready');
-`;
-
-/**
- * Moves WAL checkpoints off the event loop. SQLite checkpoints inside the
- * commit that crosses wal_autocheckpoint, and better-sqlite3 runs that
- * commit on the event loop: a checkpoint (page copies and an fsync) stalled
- * every request for tens of milliseconds under write load, and a purge of
- * many rows hit one every few batches. A worker thread with its own
- * connection checkpoints instead; the server's connection stops doing it
- * once the worker is up, and resumes if the worker fails. Returns the stop
- * function.
- */
-export function startCheckpointer(sqlite: SQLite.Database, file: string): () => void {
-  const worker = new Worker(CHECKPOINTER, {
-    eval: true,
-    execArgv: [],
-    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: CHECKPOINT_EVERY_MS },
-  });
-  let stopped = false;
-  const fallBack = () => {
-    if (!stopped && sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-  };
-  worker.on('message', (m) => {
-    if (m === 'ready' && !stopped && sqlite.open) sqlite.pragma('wal_autocheckpoint = 0');
-  });
-  worker.on('error', fallBack);
-  worker.on('exit', fallBack);
-  // After the listeners, which would hold the process open otherwise.
-  worker.unref();
-  return () => {
-    stopped = true;
-    worker.postMessage('close');
-  };
+/** The server's database, and where the background purge runs its statements. */
+interface Opened {
+  db: Kysely<Database>;
+  maintenance: Kysely<Database>;
 }
 
-function openSqlite(file: string): Kysely<Database> {
+function openSqlite(file: string): Opened {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   let sqlite: SQLite.Database;
   try {
@@ -136,8 +82,15 @@ function openSqlite(file: string): Kysely<Database> {
   sqlite.pragma('foreign_keys = ON');
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
-  const stopCheckpointer = file === ':memory:' ? () => {} : startCheckpointer(sqlite, file);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, stopCheckpointer) }) });
+  if (file === ':memory:') {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, () => {}) }) });
+    return { db, maintenance: db };
+  }
+  const thread = startMaintenanceThread(sqlite, file);
+  return {
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, thread.stop) }) }),
+    maintenance: new Kysely<Database>({ dialect: thread.dialect }),
+  };
 }
 
 /**
@@ -145,7 +98,7 @@ function openSqlite(file: string): Kysely<Database> {
  * server never loads it (loading pg cost about 30 ms and 9 MB of every start:
  * its Cloudflare check builds a fetch Response, which loads Node's fetch).
  */
-function openPostgres(url: string): Kysely<Database> {
+function openPostgres(url: string): Opened {
   const pool = async () => {
     const { default: pg } = await import('pg');
     const created = new pg.Pool({ connectionString: url, max: 10, types: pgTypes(pg.types) });
@@ -154,18 +107,20 @@ function openPostgres(url: string): Kysely<Database> {
     created.on('error', () => {});
     return created;
   };
-  return new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+  // PostgreSQL runs statements in its own processes: the event loop only awaits them.
+  return { db, maintenance: db };
 }
 
 export function openStore(database: Config['database']): Store {
-  const db = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url);
+  const { db, maintenance } = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url);
   return {
     kind: database.kind,
     users: kyselyUserStore(db),
     clients: kyselyClientStore(db),
-    codes: kyselyCodeStore(db),
-    tokens: kyselyTokenStore(db),
-    sessions: kyselySessionStore(db),
+    codes: kyselyCodeStore(db, maintenance),
+    tokens: kyselyTokenStore(db, maintenance),
+    sessions: kyselySessionStore(db, maintenance),
     grants: kyselyGrantStore(db),
     signingKeys: kyselySigningKeyStore(db),
     records: kyselyRecordStore(db),
@@ -194,6 +149,7 @@ export function openStore(database: Config['database']): Store {
       }
     },
     async close() {
+      if (maintenance !== db) await maintenance.destroy();
       await db.destroy();
     },
   };

@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import { DuplicateError, type Condition, type RecordStore, type Row } from '../types.ts';
+import { DuplicateError, type Condition, type ListQuery, type RecordStore, type Row } from '../types.ts';
+import { compiledShapes } from './compiled-shapes.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
 /* Table and column names come from the area declarations, never from requests. */
@@ -14,35 +15,69 @@ function conditions(eb: Eb, where: Condition[]): Expression<SqlBool>[] {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/**
+ * The values of a list query in the order listQuery's `value(i)` takes them,
+ * and the shape that, with the table, fixes its SQL: which columns and
+ * operators filter (and how many values an `in` list holds), which columns
+ * are searched, whether it continues after a cursor.
+ */
+function listShape(table: string, q: ListQuery): { shape: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const where = q.where.map(([col, op, value]) => {
+    if (op !== 'in') {
+      values.push(value);
+      return [col, op];
+    }
+    values.push(...(value as unknown[]));
+    return [col, op, (value as unknown[]).length];
+  });
+  const search = q.search?.text ? q.search.columns : null;
+  if (search) values.push(`%${escapeLike(q.search!.text.toLowerCase())}%`);
+  if (q.after) values.push(q.after[0], q.after[1]);
+  values.push(q.limit + 1);
+  return { shape: JSON.stringify([table, q.sort, where, search, !!q.after]), values };
+}
+
+/** The list query of listShape's shape, its values taken in order through `value`. */
+function listQuery(db: AnyDb, table: string, q: ListQuery, value: (i: number) => unknown) {
+  let next = 0;
+  const take = () => value(next++);
+  return db
+    .selectFrom(table)
+    .selectAll()
+    .where((eb) => {
+      const all: Expression<SqlBool>[] = q.where.map(([col, op, v]) =>
+        op === 'in' ? eb(col, 'in', (v as unknown[]).map(take)) : eb(col, op, take()),
+      );
+      if (q.search && q.search.text) {
+        const pattern = take();
+        all.push(eb.or(q.search.columns.map((c) => eb(sql`lower(${sql.ref(c)})`, 'like', sql`${pattern} escape '\\'`))));
+      }
+      if (q.after) {
+        const [v, id] = [take(), take()];
+        all.push(eb.or([eb(q.sort, '>', v), eb.and([eb(q.sort, '=', v), eb('id', '>', id)])]));
+      }
+      return eb.and(all);
+    })
+    .orderBy(q.sort)
+    .orderBy('id')
+    .limit(take() as number);
+}
+
 export function kyselyRecordStore(db: AnyDb): RecordStore {
+  // A page of records is read on every catalog and collection request: its SQL is compiled once per shape.
+  const compile = compiledShapes();
   return {
     async list(table, q) {
-      const rows = await db
-        .selectFrom(table)
-        .selectAll()
-        .where((eb) => {
-          const all = conditions(eb, q.where);
-          if (q.search && q.search.text) {
-            const pattern = `%${escapeLike(q.search.text.toLowerCase())}%`;
-            all.push(eb.or(q.search.columns.map((c) => eb(sql`lower(${sql.ref(c)})`, 'like', sql`${pattern} escape '\\'`))));
-          }
-          if (q.after) {
-            const [v, id] = q.after;
-            all.push(eb.or([eb(q.sort, '>', v), eb.and([eb(q.sort, '=', v), eb('id', '>', id)])]));
-          }
-          return eb.and(all);
-        })
-        .orderBy(q.sort)
-        .orderBy('id')
-        .limit(q.limit + 1)
-        .execute();
+      const { shape, values } = listShape(table, q);
+      const { rows } = await db.executeQuery<Row>(compile(shape, values, (value) => listQuery(db, table, q, value)));
       const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const last = page[page.length - 1];
       return { rows: page, ...(more && last ? { next: [last[q.sort], String(last.id)] as [unknown, string] } : {}) };
     },
     async get(table, id) {
-      return (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+      return (await db.executeQuery<Row>(compile(JSON.stringify([table]), [id], (value) => db.selectFrom(table).selectAll().where('id', '=', value(0))))).rows[0];
     },
     async insert(table, row) {
       try {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { SessionStore } from '../types.ts';
 import type { Database } from './schema.ts';
-import { purgeInBatches } from './tokens.ts';
+import { purgeBefore } from './purge.ts';
 
-export function kyselySessionStore(db: Kysely<Database>): SessionStore {
+export function kyselySessionStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): SessionStore {
   return {
     async create(s) {
       await db
@@ -31,14 +31,7 @@ export function kyselySessionStore(db: Kysely<Database>): SessionStore {
       await db.deleteFrom('sessions').where('hash', '=', hash).execute();
     },
     async purgeExpired(before) {
-      return purgeInBatches(async (limit) => {
-        const r = await db
-          .deleteFrom('sessions')
-          .where('hash', 'in', db.selectFrom('sessions').select('hash').where('expires_at', '<', before).limit(limit))
-          .executeTakeFirst();
-        const deleted = Number(r.numDeletedRows);
-        return { deleted, examined: deleted };
-      });
+      return purgeBefore(maintenance, 'sessions', 'expires_at', before);
     },
   };
 }

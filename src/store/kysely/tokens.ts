@@ -1,6 +1,8 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
 import { compiledLookup } from './compiled-lookup.ts';
+import { compiledShapes } from './compiled-shapes.ts';
+import { purgeBefore } from './purge.ts';
 import type { Database, TokensTable } from './schema.ts';
 
 function toToken(row: Selectable<TokensTable>): Token {
@@ -39,48 +41,34 @@ export function tokenRow(t: Token): Insertable<TokensTable> {
   };
 }
 
-/** Bounds of the rows one purge statement deletes (or, walking for revoked tokens, examines). */
-export const PURGE_BATCH = { first: 200, min: 50, max: 5000 } as const;
-/** What one purge statement may take: better-sqlite3 blocks the event loop (and holds the writer) meanwhile. */
-const PURGE_STATEMENT_MS = 1;
-/** Pause after each statement, as a multiple of its time: the purge gets at most a quarter of the process. */
-const PURGE_PAUSE_FACTOR = 3;
-
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs `step` with a row limit until it reports fewer rows than asked,
- * sizing each batch from how long the previous one took so no statement runs
- * much longer than PURGE_STATEMENT_MS (a slow batch shrinks the next one at
- * once; a fast one at most doubles it), and pausing three times as long as
- * it ran in between. Whatever the backlog, a purge never holds the SQLite
- * writer (or PostgreSQL row locks) for long, and a request arriving during a
- * statement waits a few milliseconds at most. Returns the rows deleted.
- */
-export async function purgeInBatches(step: (limit: number) => Promise<{ deleted: number; examined: number }>): Promise<number> {
-  let limit: number = PURGE_BATCH.first;
-  let total = 0;
-  for (;;) {
-    const started = performance.now();
-    const { deleted, examined } = await step(limit);
-    const took = performance.now() - started;
-    total += deleted;
-    if (examined < limit) return total;
-    const scaled = Math.round((limit * PURGE_STATEMENT_MS) / Math.max(took, 0.1));
-    limit = Math.min(PURGE_BATCH.max, Math.max(PURGE_BATCH.min, Math.min(limit * 2, scaled)));
-    await pause(Math.max(1, PURGE_PAUSE_FACTOR * took));
-  }
-}
-
-export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
+export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): TokenStore {
+  // Issuing and rotating run on every token grant: their SQL is compiled once per shape.
+  const compile = compiledShapes();
   const insert = async (q: Kysely<Database>, tokens: Token[]) => {
     if (tokens.length === 0) return;
-    await q
-      .insertInto('tokens')
-      .values(tokens.map(tokenRow))
-      .onConflict((oc) => oc.column('hash').doNothing())
-      .execute();
+    const rows = tokens.map(tokenRow);
+    const columns = Object.keys(rows[0]!) as (keyof TokensTable)[];
+    const values = rows.flatMap((r) => columns.map((c) => r[c]));
+    const query = compile(`insert:${rows.length}`, values, (value) =>
+      db
+        .insertInto('tokens')
+        .values(rows.map((_, i) => Object.fromEntries(columns.map((c, j) => [c, value(i * columns.length + j)])) as Insertable<TokensTable>))
+        .onConflict((oc) => oc.column('hash').doNothing()),
+    );
+    await q.executeQuery(query);
   };
+  // The rotation's claim: the refresh token is marked rotated only while it is still usable.
+  const claim = (hash: string, now: number) =>
+    compile('rotate', [now, hash], (value) =>
+      db
+        .updateTable('tokens')
+        .set({ rotated_at: value(0) as number })
+        .where('hash', '=', value(1) as string)
+        .where('kind', '=', 'refresh')
+        .where('rotated_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .returningAll(),
+    );
 
   // The lookup behind every bearer-protected request, built and compiled once; only the hash changes.
   const findByHash = compiledLookup(db, db.selectFrom('tokens').selectAll().where('hash', '=', ''));
@@ -93,15 +81,7 @@ export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
     },
     async rotate(hash, now, successors) {
       return db.transaction().execute(async (trx) => {
-        const won = await trx
-          .updateTable('tokens')
-          .set({ rotated_at: now })
-          .where('hash', '=', hash)
-          .where('kind', '=', 'refresh')
-          .where('rotated_at', 'is', null)
-          .where('revoked_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
+        const [won] = (await trx.executeQuery<Selectable<TokensTable>>(claim(hash, now))).rows;
         if (won) {
           await insert(trx, successors);
           return { status: 'rotated' as const, token: toToken(won) };
@@ -142,31 +122,10 @@ export function kyselyTokenStore(db: Kysely<Database>): TokenStore {
       return Number(r.numUpdatedRows);
     },
     async purgeExpired(before) {
-      // Expired tokens, found through the expires_at index, a batch per statement.
-      const expired = await purgeInBatches(async (limit) => {
-        const r = await db
-          .deleteFrom('tokens')
-          .where('hash', 'in', db.selectFrom('tokens').select('hash').where('expires_at', '<', before).limit(limit))
-          .executeTakeFirst();
-        const deleted = Number(r.numDeletedRows);
-        return { deleted, examined: deleted };
-      });
-      // Revoked ones not yet expired: revoked_at has no index, so walk the primary key in bounded
-      // ranges instead of letting one statement scan the whole table.
-      let after = '';
-      const revoked = await purgeInBatches(async (limit) => {
-        const keys = await db.selectFrom('tokens').select('hash').where('hash', '>', after).orderBy('hash').limit(limit).execute();
-        const last = keys.at(-1)?.hash;
-        if (last === undefined) return { deleted: 0, examined: 0 };
-        const r = await db
-          .deleteFrom('tokens')
-          .where('hash', '>', after)
-          .where('hash', '<=', last)
-          .where('revoked_at', '<', before)
-          .executeTakeFirst();
-        after = last;
-        return { deleted: Number(r.numDeletedRows), examined: keys.length };
-      });
+      // Expired tokens, then those revoked over a day ago, each found through its index
+      // (tokens_expires_at, the partial tokens_revoked_at).
+      const expired = await purgeBefore(maintenance, 'tokens', 'expires_at', before);
+      const revoked = await purgeBefore(maintenance, 'tokens', 'revoked_at', before);
       return expired + revoked;
     },
   };

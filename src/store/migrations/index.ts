@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './001-initial.ts';
 import * as signingKeys from './002-signing-keys.ts';
 import * as platform from './003-platform.ts';
+import * as revokedTokens from './004-revoked-tokens.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-signing-keys': signingKeys,
   '003-platform': platform,
+  '004-revoked-tokens': revokedTokens,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,162 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+
+/** How often the thread copies committed WAL pages into the database file. */
+const CHECKPOINT_EVERY_MS = 250;
+/** SQLite's own default, restored when the thread is not running. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+/**
+ * The maintenance thread: a connection of its own that runs PASSIVE WAL
+ * checkpoints on a timer and executes the statements it is sent (the
+ * background purge), one at a time, answering each by its id.
+ */
+const MAINTENANCE_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma('foreign_keys = ON');
+db.pragma('synchronous = NORMAL');
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or interrupted: the next round copies what is left.
+  }
+}, workerData.every);
+parentPort.on('message', (m) => {
+  if (m === 'close') {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    const stmt = db.prepare(m.sql);
+    if (stmt.reader) parentPort.postMessage({ id: m.id, rows: stmt.all(m.parameters) });
+    else parentPort.postMessage({ id: m.id, rows: [], changes: stmt.run(m.parameters).changes });
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: { message: String(err && err.message), code: err && err.code } });
+  }
+});
+parentPort.postMessage('ready');
+`;
+
+interface Answer {
+  id: number;
+  rows: unknown[];
+  changes?: number;
+  error?: { message: string; code?: string };
+}
+
+export interface MaintenanceThread {
+  /** A Kysely dialect whose statements run on the thread (single statements; no transactions). */
+  dialect: Dialect;
+  stop(): void;
+}
+
+/**
+ * Moves SQLite's housekeeping off the event loop, where better-sqlite3 runs
+ * every statement synchronously:
+ * - WAL checkpoints. SQLite checkpoints inside the commit that crosses
+ *   wal_autocheckpoint: page copies and an fsync stalled every request for
+ *   tens of milliseconds under write load. The server's connection stops
+ *   checkpointing once the thread is up, and resumes if the thread fails.
+ * - The background purge. Deleting a batch of expired rows touches pages all
+ *   over the table and its indexes (a few milliseconds per 50 rows on a large
+ *   store); run on the event loop, each batch was a stall for every request
+ *   in flight. On the thread, reads never wait (WAL readers do not block on
+ *   the writer) and writers wait at most one bounded batch. If the thread
+ *   fails, its statements run on the server's connection instead.
+ */
+export function startMaintenanceThread(sqlite: SQLite.Database, file: string): MaintenanceThread {
+  const worker = new Worker(MAINTENANCE_THREAD, {
+    eval: true,
+    execArgv: [],
+    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: CHECKPOINT_EVERY_MS },
+  });
+  let stopped = false;
+  let running = true;
+  let nextId = 0;
+  const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>();
+  const fallBack = () => {
+    running = false;
+    for (const p of pending.values()) p.reject(new Error('the maintenance thread stopped'));
+    pending.clear();
+    if (!stopped && sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+  };
+  worker.on('message', (m: 'ready' | Answer) => {
+    if (m === 'ready') {
+      if (!stopped && sqlite.open) sqlite.pragma('wal_autocheckpoint = 0');
+      return;
+    }
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    p?.resolve(m);
+  });
+  worker.on('error', fallBack);
+  worker.on('exit', fallBack);
+  // After the listeners, which would hold the process open otherwise.
+  worker.unref();
+
+  const onThread = (query: CompiledQuery) =>
+    new Promise<Answer>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
+    });
+  const onServerConnection = (query: CompiledQuery): Answer => {
+    const stmt = sqlite.prepare(query.sql);
+    if (stmt.reader) return { id: -1, rows: stmt.all(...query.parameters) };
+    return { id: -1, rows: [], changes: stmt.run(...query.parameters).changes };
+  };
+  const connection: DatabaseConnection = {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      const answer = running && !stopped ? await onThread(query) : onServerConnection(query);
+      if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+      return { rows: answer.rows as R[], ...(answer.changes === undefined ? {} : { numAffectedRows: BigInt(answer.changes) }) };
+    },
+    streamQuery() {
+      throw new Error('the maintenance connection does not stream');
+    },
+  };
+  const noTransactions = async () => {
+    throw new Error('the maintenance connection runs single statements');
+  };
+  const driver: Driver = {
+    async init() {},
+    async acquireConnection() {
+      return connection;
+    },
+    beginTransaction: noTransactions,
+    commitTransaction: noTransactions,
+    rollbackTransaction: noTransactions,
+    async releaseConnection() {},
+    async destroy() {},
+  };
+  return {
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+    stop() {
+      stopped = true;
+      worker.postMessage('close');
+    },
+  };
+}
