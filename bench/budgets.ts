@@ -15,8 +15,11 @@ export interface StoreRun {
   scale?: { small: LoadResult; large: LoadResult; smallTokens: number; largeTokens: number; rates: { small: number[]; large: number[] } };
   /** The reads at a steady, paced rate (options.paced): latency without queueing behind a saturating load. */
   paced?: Map<string, LoadResult>;
-  /** The bearer read at the paced rate on the large store, without and then with the purge running. */
-  purge?: { baseline: LoadResult; during: LoadResult; purged: string };
+  /**
+   * The bearer read at the paced rate on the large store: on its own server, then on the purge's
+   * server while the purge runs and right after it.
+   */
+  purge?: { liveTokens: number; baseline: LoadResult; during: LoadResult; after?: LoadResult; purged: string };
   startupMs?: number[];
   /** The ratio budgets' alternating rounds, by Lyceum scenario id (SQLite). */
   rounds?: Map<string, RatioRound[]>;
@@ -180,11 +183,17 @@ export function judge(f: RunFigures): Verdict[] {
   }
   const purge = f.sqlite.purge;
   if (purge) {
+    // The floor of a stall is the same read without the purge: the lower p99 of the paced runs
+    // before it (the scale test's server) and right after it (the purge's own server).
+    const quiet = [purge.baseline, ...(purge.after ? [purge.after] : [])].reduce((a, b) => (b.p99 < a.p99 ? b : a));
+    const runs = `before: ${ms(purge.baseline.p99)}${purge.after ? `, right after on the same server: ${ms(purge.after.p99)}` : ''}`;
     out.push({
       label: `The purge does not stall requests: p99 of the bearer read, paced at ${f.pacedRate} req/s, while it runs (${purge.purged}) ≤ 10 ms`,
-      figure: `${ms(purge.during.p99)} (max ${ms(purge.during.max)}; without the purge p99 ${ms(purge.baseline.p99)}, max ${ms(purge.baseline.max)})`,
+      figure: `${ms(purge.during.p99)} (max ${ms(purge.during.max)})`,
       target: '10 ms',
       met: purge.during.p99 <= 10,
+      floor: `floor: the same read without the purge, p99 ${ms(quiet.p99)} (${runs}; the lower counts): ${reach(quiet.p99 <= 10)}`,
+      vsFloor: `Lyceum during the purge: p99 ${purge.during.p99 <= quiet.p99 ? 'no higher than' : `${ms(purge.during.p99 - quiet.p99)} above`} the read without it`,
     });
   }
   const startup = f.sqlite.startupMs;

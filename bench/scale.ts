@@ -136,11 +136,15 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
       if (from > 0.5 * window || to < 0.5 * window) notes.push(`${kind}: the purge covered less than half of the measured window (${purged})`);
     }
     console.log(`  ${kind} ${describe(`bearer read at ${opts.paced.rate} req/s while purging ${purged}`, during)}`);
+    // The same read on the same server once the purge is done: the read without the purge, minutes
+    // nearer to the one during it than the baseline above.
+    const after = main ? await paced(server) : undefined;
+    if (after) console.log(`  ${kind} ${describe(`bearer read at ${opts.paced.rate} req/s right after the purge`, after)}`);
     return {
       ...(rounds > 0
         ? { scale: { small: best(smallRuns), large: best(largeRuns), smallTokens, largeTokens, rates: { small: smallRuns.map((r) => r.rate), large: largeRuns.map((r) => r.rate) } } }
         : {}),
-      purge: { baseline: pacedBaseline, during, purged },
+      purge: { liveTokens: largeTokens, baseline: pacedBaseline, during, ...(after ? { after } : {}), purged },
       startupMs,
       notes,
     };
