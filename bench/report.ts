@@ -130,7 +130,10 @@ export function writeReport(file: string, r: Report): void {
   const m = r.machine;
   const startup = r.stores
     .filter((s) => s.run.startupMs?.length)
-    .map((s) => `- ${s.kind}: ${s.run.startupMs!.map((x) => `${(x / 1000).toFixed(3)} s`).join(', ')}`);
+    .map((s) => {
+      const runs = (xs: number[]) => xs.map((x) => `${(x / 1000).toFixed(3)} s`).join(', ');
+      return `- ${s.kind}: ${runs(s.run.startupMs!)}${s.run.bareStartupMs?.length ? ` (bare Fastify, started before each: ${runs(s.run.bareStartupMs)})` : ''}`;
+    });
   const memory = r.stores.flatMap(({ kind, run: { memory } }) => {
     if (!memory) return [];
     const line = (who: string, m: MemoryFigure) => `- ${kind}, ${who}: ${f0(m.rss)} MB after ${m.tokens.toLocaleString('en')} issued tokens (${m.how})`;

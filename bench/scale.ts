@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alternating } from './alternate.ts';
+import { startBare } from './bare.ts';
 import type { StoreRun } from './budgets.ts';
 import { countTokens, freshDatabase, insertTokens, userId, type Database, type StoreKind } from './data.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
@@ -55,7 +56,7 @@ async function fill(db: Database, count: number, rows: { clientId: string; userI
   return countTokens(db);
 }
 
-export async function benchScale(kind: StoreKind, opts: Options, dir: string): Promise<Pick<StoreRun, 'scale' | 'purge' | 'startupMs' | 'notes'>> {
+export async function benchScale(kind: StoreKind, opts: Options, dir: string): Promise<Pick<StoreRun, 'scale' | 'purge' | 'startupMs' | 'bareStartupMs' | 'notes'>> {
   const db = await freshDatabase(kind, dir);
   const smallDb = await freshDatabase(kind, dir);
   const logDir = (phase: string) => {
@@ -104,13 +105,20 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     await server.stop();
     server = undefined;
 
+    // Each Lyceum start follows a start of the bare Fastify server: what starting Node.js and
+    // Fastify alone costs on this machine at that moment.
     const startupMs: number[] = [];
+    const bareStartupMs: number[] = [];
     for (let i = 0; i < (opts.only ? 0 : opts.startupRuns); i++) {
+      const bare = await startBare(logDir('startup'));
+      bareStartupMs.push(bare.startupMs);
+      await bare.stop();
       const s = await startLyceum(db.url, logDir('startup'));
       startupMs.push(s.startupMs);
       await s.stop();
     }
-    console.log(`  ${kind}: first answer after start: ${startupMs.map((x) => `${x.toFixed(0)} ms`).join(', ')}`);
+    const list = (xs: number[]) => xs.map((x) => `${x.toFixed(0)} ms`).join(', ');
+    console.log(`  ${kind}: first answer after start: ${list(startupMs)} (bare Fastify: ${list(bareStartupMs)})`);
 
     started = Date.now();
     await insertTokens(db, opts.expiredTokens, { ...largeReader.rows, expiresAt: Date.now() - 3 * DAY });
@@ -146,6 +154,7 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
         : {}),
       purge: { liveTokens: largeTokens, baseline: pacedBaseline, during, ...(after ? { after } : {}), purged },
       startupMs,
+      bareStartupMs,
       notes,
     };
   } finally {
