@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
 import { compiledLookup } from './compiled-lookup.ts';
+import { compiledInsert } from './compiled-shapes.ts';
 import type { ClientsTable, Database } from './schema.ts';
 
 function toClient(row: Selectable<ClientsTable>): Client {
@@ -14,17 +15,10 @@ function toClient(row: Selectable<ClientsTable>): Client {
 
 export function kyselyClientStore(db: Kysely<Database>): ClientStore {
   const findById = compiledLookup(db, db.selectFrom('clients').selectAll().where('id', '=', ''));
+  const insert = compiledInsert(db, 'clients');
   return {
     async create(client) {
-      await db
-        .insertInto('clients')
-        .values({
-          id: client.id,
-          secret_hash: client.secretHash,
-          metadata: JSON.stringify(client.metadata),
-          created_at: client.createdAt,
-        })
-        .execute();
+      await insert(db, { id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt });
     },
     async find(id) {
       const row = await findById(id);

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuthorizationCode, CodeStore } from '../types.ts';
 import type { CodesTable, Database } from './schema.ts';
+import { compiledInsert } from './compiled-shapes.ts';
 import { purgeBefore } from './purge.ts';
 import { tokenRow } from './tokens.ts';
 
@@ -22,11 +23,10 @@ function toCode(row: Selectable<CodesTable>): AuthorizationCode {
 }
 
 export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): CodeStore {
+  const insert = compiledInsert(db, 'authorization_codes');
   return {
     async save(code) {
-      await db
-        .insertInto('authorization_codes')
-        .values({
+      await insert(db, {
           hash: code.hash,
           client_id: code.clientId,
           user_id: code.userId,
@@ -40,8 +40,7 @@ export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Databa
           expires_at: code.expiresAt,
           created_at: code.createdAt,
           consumed_at: null,
-        })
-        .execute();
+        });
     },
     async consume(hash, now, issue) {
       // One conditional UPDATE: the database decides the single winner.

@@ -1,4 +1,5 @@
-import type { CompiledQuery, Compilable } from 'kysely';
+import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
+import type { Database } from './schema.ts';
 
 /** Query shapes kept compiled; beyond this the least recently used is dropped (filters vary). */
 const SHAPE_CACHE_SIZE = 200;
@@ -38,5 +39,25 @@ export function compiledShapes() {
     cache.set(shape, hit);
     const { query, sources } = hit;
     return { ...query, parameters: sources.map((s) => ('value' in s ? values[s.value] : s.constant)) };
+  };
+}
+
+/**
+ * An INSERT of one row into `table`, compiled once per set of columns; run
+ * on `q` (the database or a transaction). For rows written on every flow
+ * (a client, a session, a code).
+ */
+export function compiledInsert<T extends keyof Database>(db: Kysely<Database>, table: T) {
+  const compile = compiledShapes();
+  // Typed as one untyped table: the columns are the row's own keys.
+  const untyped = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  return async (q: Kysely<Database>, row: Insertable<Database[T]>): Promise<void> => {
+    const columns = Object.keys(row) as (keyof typeof row & string)[];
+    const query = compile(
+      columns.join(','),
+      columns.map((c) => row[c]),
+      (value) => untyped.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, value(i)]))),
+    );
+    await q.executeQuery(query);
   };
 }
