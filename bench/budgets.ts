@@ -77,6 +77,10 @@ export interface Verdict {
 const measured = (r: LoadResult | { skip: string } | undefined): LoadResult | undefined => (r && 'rate' in r ? r : undefined);
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
+/** Start times (milliseconds) as seconds: "0.574". */
+export const seconds = (x: number) => (x / 1000).toFixed(3);
+/** Start times (milliseconds) as a list of seconds: "0.653, 0.560 s". */
+export const secondsList = (xs: number[]) => `${xs.map(seconds).join(', ')} s`;
 const us = (r: LoadResult) => `${(r.cpuPerUnit * 1000).toFixed(0)} µs`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** Whether the floor itself meets the target: if not, no implementation does on this machine. */
@@ -204,17 +208,16 @@ export function judge(f: RunFigures): Verdict[] {
     const m = median(startup);
     const bare = f.sqlite.bareStartupMs ?? [];
     const b = bare.length ? median(bare) : undefined;
-    const runs = (xs: number[]) => xs.map((x) => (x / 1000).toFixed(3)).join(', ');
     out.push({
       label: 'First answer after start on an existing database ≤ 0.5 s (median)',
-      figure: `${(m / 1000).toFixed(3)} s (runs: ${runs(startup)} s)`,
+      figure: `${seconds(m)} s (runs: ${secondsList(startup)})`,
       target: '0.5 s',
       met: m <= 500,
       ...(b === undefined
         ? {}
         : {
-            floor: `bare Fastify (Node.js and Fastify starting, one route): ${(b / 1000).toFixed(3)} s (runs: ${runs(bare)} s, one before each of Lyceum's): ${reach(b <= 500)}`,
-            vsFloor: `Lyceum: ${((m - b) / 1000).toFixed(3)} s more than bare Fastify`,
+            floor: `bare Fastify (Node.js and Fastify starting, one route): ${seconds(b)} s (runs: ${secondsList(bare)}, one before each of Lyceum's): ${reach(b <= 500)}`,
+            vsFloor: `Lyceum: ${seconds(m - b)} s more than bare Fastify`,
           }),
     });
   }

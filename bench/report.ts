@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import type { MemoryFigure, StoreRun, Verdict } from './budgets.ts';
+import { secondsList, type MemoryFigure, type StoreRun, type Verdict } from './budgets.ts';
 import type { LoadResult } from './load.ts';
 import type { Options } from './options.ts';
 import type { Scenario } from './scenarios.ts';
@@ -130,10 +130,7 @@ export function writeReport(file: string, r: Report): void {
   const m = r.machine;
   const startup = r.stores
     .filter((s) => s.run.startupMs?.length)
-    .map((s) => {
-      const runs = (xs: number[]) => xs.map((x) => `${(x / 1000).toFixed(3)} s`).join(', ');
-      return `- ${s.kind}: ${runs(s.run.startupMs!)}${s.run.bareStartupMs?.length ? ` (bare Fastify, started before each: ${runs(s.run.bareStartupMs)})` : ''}`;
-    });
+    .map((s) => `- ${s.kind}: ${secondsList(s.run.startupMs!)}${s.run.bareStartupMs?.length ? ` (bare Fastify, started before each: ${secondsList(s.run.bareStartupMs)})` : ''}`);
   const memory = r.stores.flatMap(({ kind, run: { memory } }) => {
     if (!memory) return [];
     const line = (who: string, m: MemoryFigure) => `- ${kind}, ${who}: ${f0(m.rss)} MB after ${m.tokens.toLocaleString('en')} issued tokens (${m.how})`;

@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
-import { compiledLookup } from './compiled-lookup.ts';
-import { compiledInsert } from './compiled-shapes.ts';
+import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
 import type { ClientsTable, Database } from './schema.ts';
 
 function toClient(row: Selectable<ClientsTable>): Client {
@@ -14,11 +13,11 @@ function toClient(row: Selectable<ClientsTable>): Client {
 }
 
 export function kyselyClientStore(db: Kysely<Database>): ClientStore {
-  const findById = compiledLookup(db, db.selectFrom('clients').selectAll().where('id', '=', ''));
+  const findById = compiledLookup(db, (value) => db.selectFrom('clients').selectAll().where('id', '=', value(0) as string));
   const insert = compiledInsert(db, 'clients');
   return {
     async create(client) {
-      await insert(db, { id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt });
+      await insert(db, [{ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt }]);
     },
     async find(id) {
       const row = await findById(id);

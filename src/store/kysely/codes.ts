@@ -24,9 +24,11 @@ function toCode(row: Selectable<CodesTable>): AuthorizationCode {
 
 export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): CodeStore {
   const insert = compiledInsert(db, 'authorization_codes');
+  const insertTokens = compiledInsert(db, 'tokens', 'hash');
   return {
     async save(code) {
-      await insert(db, {
+      await insert(db, [
+        {
           hash: code.hash,
           client_id: code.clientId,
           user_id: code.userId,
@@ -40,7 +42,8 @@ export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Databa
           expires_at: code.expiresAt,
           created_at: code.createdAt,
           consumed_at: null,
-        });
+        },
+      ]);
     },
     async consume(hash, now, issue) {
       // One conditional UPDATE: the database decides the single winner.
@@ -55,13 +58,7 @@ export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Databa
         if (!row) return undefined;
         const code = toCode(row);
         const tokens = issue ? issue(code) : [];
-        if (tokens.length > 0) {
-          await trx
-            .insertInto('tokens')
-            .values(tokens.map(tokenRow))
-            .onConflict((oc) => oc.column('hash').doNothing())
-            .execute();
-        }
+        await insertTokens(trx, tokens.map(tokenRow));
         return code;
       });
       if (won) return { status: 'consumed', code: won };

@@ -42,22 +42,44 @@ export function compiledShapes() {
   };
 }
 
-/**
- * An INSERT of one row into `table`, compiled once per set of columns; run
- * on `q` (the database or a transaction). For rows written on every flow
- * (a client, a session, a code).
- */
-export function compiledInsert<T extends keyof Database>(db: Kysely<Database>, table: T) {
+/** One query shape compiled once: the compiled query for each call's values. */
+export function compiledOnce(build: (value: (i: number) => unknown) => Compilable<unknown>): (values: readonly unknown[]) => CompiledQuery {
   const compile = compiledShapes();
-  // Typed as one untyped table: the columns are the row's own keys.
+  return (values) => compile('', values, build);
+}
+
+/**
+ * A lookup on every request's path (a token by hash, a user or client by id,
+ * a live session), compiled once: the first row of `build`'s query for the
+ * call's values, or undefined.
+ */
+export function compiledLookup<Row>(
+  db: Kysely<Database>,
+  build: (value: (i: number) => unknown) => Compilable<Row>,
+): (...values: unknown[]) => Promise<Row | undefined> {
+  const query = compiledOnce(build);
+  return async (...values) => (await db.executeQuery<Row>(query(values))).rows[0];
+}
+
+/**
+ * An INSERT of rows into `table`, compiled once per set of columns and row
+ * count; run on `q` (the database or a transaction). With `ignoreConflictOn`,
+ * a row whose value there is taken is skipped. For rows written on every
+ * flow (a client, a session, a code, tokens).
+ */
+export function compiledInsert<T extends keyof Database>(db: Kysely<Database>, table: T, ignoreConflictOn?: string) {
+  const compile = compiledShapes();
+  // Typed as one untyped table: the columns are the rows' own keys.
   const untyped = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-  return async (q: Kysely<Database>, row: Insertable<Database[T]>): Promise<void> => {
-    const columns = Object.keys(row) as (keyof typeof row & string)[];
-    const query = compile(
-      columns.join(','),
-      columns.map((c) => row[c]),
-      (value) => untyped.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, value(i)]))),
-    );
+  return async (q: Kysely<Database>, rows: Insertable<Database[T]>[]): Promise<void> => {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]!) as (keyof Insertable<Database[T]> & string)[];
+    const query = compile(`${columns.join(',')}:${rows.length}`, rows.flatMap((r) => columns.map((c) => r[c])), (value) => {
+      const insert = untyped
+        .insertInto(table)
+        .values(rows.map((_, r) => Object.fromEntries(columns.map((c, i) => [c, value(r * columns.length + i)]))));
+      return ignoreConflictOn ? insert.onConflict((oc) => oc.column(ignoreConflictOn).doNothing()) : insert;
+    });
     await q.executeQuery(query);
   };
 }

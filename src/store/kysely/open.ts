@@ -82,15 +82,9 @@ function openSqlite(file: string): Opened {
   sqlite.pragma('foreign_keys = ON');
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
-  if (file === ':memory:') {
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, () => {}) }) });
-    return { db, maintenance: db };
-  }
-  const thread = startMaintenanceThread(sqlite, file);
-  return {
-    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, thread.stop) }) }),
-    maintenance: new Kysely<Database>({ dialect: thread.dialect }),
-  };
+  const thread = file === ':memory:' ? undefined : startMaintenanceThread(sqlite, file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, thread?.stop ?? (() => {})) }) });
+  return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
 /** Bounds of the rows one purge statement deletes. */
-export const PURGE_BATCH = { first: 200, min: 50, max: 5000 } as const;
+const PURGE_BATCH = { first: 200, min: 50, max: 5000 } as const;
 /**
  * What one purge statement may take. On SQLite it runs on the maintenance
  * thread (maintenance-thread.ts), but holds the single writer lock meanwhile:

@@ -46,8 +46,9 @@ function listQuery(db: AnyDb, table: string, q: ListQuery, value: (i: number) =>
     .selectFrom(table)
     .selectAll()
     .where((eb) => {
-      const all: Expression<SqlBool>[] = q.where.map(([col, op, v]) =>
-        op === 'in' ? eb(col, 'in', (v as unknown[]).map(take)) : eb(col, op, take()),
+      const all = conditions(
+        eb,
+        q.where.map(([col, op, v]): Condition => [col, op, op === 'in' ? (v as unknown[]).map(take) : take()]),
       );
       if (q.search && q.search.text) {
         const pattern = take();

@@ -1,26 +1,25 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { SessionStore } from '../types.ts';
-import { compiledInsert, compiledShapes } from './compiled-shapes.ts';
-import type { Database, SessionsTable } from './schema.ts';
+import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
+import type { Database } from './schema.ts';
 import { purgeBefore } from './purge.ts';
 
 export function kyselySessionStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): SessionStore {
   // Written on every sign-in and read on every authorization request: compiled once.
   const insert = compiledInsert(db, 'sessions');
-  const compile = compiledShapes();
+  const findLive = compiledLookup(db, (value) =>
+    db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('hash', '=', value(0) as string)
+      .where('expires_at', '>', value(1) as number),
+  );
   return {
     async create(s) {
-      await insert(db, { hash: s.hash, user_id: s.userId, auth_time: s.authTime, expires_at: s.expiresAt });
+      await insert(db, [{ hash: s.hash, user_id: s.userId, auth_time: s.authTime, expires_at: s.expiresAt }]);
     },
     async findLive(hash, now) {
-      const query = compile('live', [hash, now], (value) =>
-        db
-          .selectFrom('sessions')
-          .selectAll()
-          .where('hash', '=', value(0) as string)
-          .where('expires_at', '>', value(1) as number),
-      );
-      const [row] = (await db.executeQuery<Selectable<SessionsTable>>(query)).rows;
+      const row = await findLive(hash, now);
       return (
         row && {
           hash: row.hash,

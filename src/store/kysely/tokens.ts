@@ -1,7 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
-import { compiledLookup } from './compiled-lookup.ts';
-import { compiledShapes } from './compiled-shapes.ts';
+import { compiledInsert, compiledLookup, compiledOnce } from './compiled-shapes.ts';
 import { purgeBefore } from './purge.ts';
 import type { Database, TokensTable } from './schema.ts';
 
@@ -42,36 +41,23 @@ export function tokenRow(t: Token): Insertable<TokensTable> {
 }
 
 export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): TokenStore {
-  // Issuing and rotating run on every token grant: their SQL is compiled once per shape.
-  const compile = compiledShapes();
-  const insert = async (q: Kysely<Database>, tokens: Token[]) => {
-    if (tokens.length === 0) return;
-    const rows = tokens.map(tokenRow);
-    const columns = Object.keys(rows[0]!) as (keyof TokensTable)[];
-    const values = rows.flatMap((r) => columns.map((c) => r[c]));
-    const query = compile(`insert:${rows.length}`, values, (value) =>
-      db
-        .insertInto('tokens')
-        .values(rows.map((_, i) => Object.fromEntries(columns.map((c, j) => [c, value(i * columns.length + j)])) as Insertable<TokensTable>))
-        .onConflict((oc) => oc.column('hash').doNothing()),
-    );
-    await q.executeQuery(query);
-  };
+  // Issuing and rotating run on every token grant: their SQL is compiled once.
+  const insertRows = compiledInsert(db, 'tokens', 'hash');
+  const insert = (q: Kysely<Database>, tokens: Token[]) => insertRows(q, tokens.map(tokenRow));
   // The rotation's claim: the refresh token is marked rotated only while it is still usable.
-  const claim = (hash: string, now: number) =>
-    compile('rotate', [now, hash], (value) =>
-      db
-        .updateTable('tokens')
-        .set({ rotated_at: value(0) as number })
-        .where('hash', '=', value(1) as string)
-        .where('kind', '=', 'refresh')
-        .where('rotated_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .returningAll(),
-    );
+  const claim = compiledOnce((value) =>
+    db
+      .updateTable('tokens')
+      .set({ rotated_at: value(0) as number })
+      .where('hash', '=', value(1) as string)
+      .where('kind', '=', 'refresh')
+      .where('rotated_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .returningAll(),
+  );
 
   // The lookup behind every bearer-protected request, built and compiled once; only the hash changes.
-  const findByHash = compiledLookup(db, db.selectFrom('tokens').selectAll().where('hash', '=', ''));
+  const findByHash = compiledLookup(db, (value) => db.selectFrom('tokens').selectAll().where('hash', '=', value(0) as string));
 
   return {
     insert: (tokens) => insert(db, tokens),
@@ -81,7 +67,7 @@ export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Datab
     },
     async rotate(hash, now, successors) {
       return db.transaction().execute(async (trx) => {
-        const [won] = (await trx.executeQuery<Selectable<TokensTable>>(claim(hash, now))).rows;
+        const [won] = (await trx.executeQuery<Selectable<TokensTable>>(claim([now, hash]))).rows;
         if (won) {
           await insert(trx, successors);
           return { status: 'rotated' as const, token: toToken(won) };

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { isRole } from '../../oauth/roles.ts';
 import { DuplicateError, type User, type UserStore } from '../types.ts';
 import type { Database, UsersTable } from './schema.ts';
-import { compiledLookup } from './compiled-lookup.ts';
+import { compiledLookup } from './compiled-shapes.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
 function toUser(row: Selectable<UsersTable>): User {
@@ -18,7 +18,7 @@ function toUser(row: Selectable<UsersTable>): User {
 }
 
 export function kyselyUserStore(db: Kysely<Database>): UserStore {
-  const findById = compiledLookup(db, db.selectFrom('users').selectAll().where('id', '=', ''));
+  const findById = compiledLookup(db, (value) => db.selectFrom('users').selectAll().where('id', '=', value(0) as string));
   return {
     async create(user) {
       try {
