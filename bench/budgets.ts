@@ -8,6 +8,7 @@
  * do the same against their argon2id rate.
  */
 import type { LoadResult } from './load.ts';
+import { flowNeeds, ratioNeeds } from './remedies.ts';
 
 export interface StoreRun {
   results: Map<string, LoadResult | { skip: string }>;
@@ -25,6 +26,8 @@ export interface StoreRun {
   bareStartupMs?: number[];
   /** The ratio budgets' alternating rounds, by Lyceum scenario id (SQLite). */
   rounds?: Map<string, RatioRound[]>;
+  /** What each piece of the endpoints' work costs alone (SQLite; bench/work-costs.ts). */
+  work?: WorkCosts;
   /** Lyceum's RSS after issuing tokens, and the floor's after issuing as many (SQLite). */
   memory?: { lyceum: MemoryFigure; floor?: MemoryFigure };
   notes?: string[];
@@ -39,6 +42,20 @@ export const RATIO_BUDGETS = [
   { id: 'refresh', bare: 'bare-post', min: 0.25, what: 'Refresh grant' },
   { id: 'registration', bare: 'bare-post', min: 0.3, what: 'Registration' },
 ] as const;
+
+/** Microseconds per call of each piece of the endpoints' work, alone in one process (bench/work-costs.ts). */
+export interface WorkCosts {
+  sha256: number;
+  tokenRow: number;
+  userRow: number;
+  clientRow: number;
+  studentsPage: number;
+  coursesPage: number;
+  oneRowCommit: number;
+  twoRowCommit: number;
+  deriveSecret: number;
+  rs256Signature: number;
+}
 
 /** One alternating round of a ratio budget (bench/ratio-rounds.ts). */
 export interface RatioRound {
@@ -72,6 +89,8 @@ export interface Verdict {
   floor?: string;
   /** Ratio and flow budgets: Lyceum as a share of the floor, throughput and CPU per request or flow. */
   vsFloor?: string;
+  /** A missed ratio or flow budget: what its target allows, what the floor's work costs, and what would meet it (bench/remedies.ts). */
+  needs?: string;
 }
 
 const measured = (r: LoadResult | { skip: string } | undefined): LoadResult | undefined => (r && 'rate' in r ? r : undefined);
@@ -101,9 +120,14 @@ function judgeRatio(f: RunFigures, budget: (typeof RATIO_BUDGETS)[number]): Verd
     const xs = sets.flatMap((r) => (r[of] && r[to] ? [by === 'rate' ? r[of]!.rate / r[to]!.rate : r[to]!.cpuPerUnit / r[of]!.cpuPerUnit] : []));
     return xs.length ? median(xs) : undefined;
   };
-  const cpu = (of: keyof RatioRound) => {
+  /** The median CPU per request (µs) of one of the three. */
+  const cpuUs = (of: keyof RatioRound) => {
     const xs = sets.flatMap((r) => (r[of] ? [r[of]!.cpuPerUnit * 1000] : []));
-    return xs.length ? `${median(xs).toFixed(0)} µs` : '?';
+    return xs.length ? median(xs) : undefined;
+  };
+  const cpu = (of: keyof RatioRound) => {
+    const x = cpuUs(of);
+    return x === undefined ? '?' : `${x.toFixed(0)} µs`;
   };
   const how = rounds.length > 0 ? `median of ${rounds.length} alternating rounds` : 'main table';
   const [x, fx, lf] = [share('lyceum', 'bare', 'rate'), share('floor', 'bare', 'rate'), share('lyceum', 'floor', 'rate')];
@@ -118,7 +142,12 @@ function judgeRatio(f: RunFigures, budget: (typeof RATIO_BUDGETS)[number]): Verd
   if (x === undefined) return verdict;
   const each = rounds.length > 0 ? `; rounds: ${rounds.map((r) => pct(r.lyceum.rate / r.bare.rate)).join(', ')}` : '';
   const main = single.lyceum && single.bare ? `; main table: ${single.lyceum.rate.toFixed(0)} / ${single.bare.rate.toFixed(0)} req/s` : '';
-  return { ...verdict, figure: `${pct(x)} (${how}${each}${main})`, met: x >= min };
+  const [bareCpu, floorCpu, lyceumCpu] = [cpuUs('bare'), cpuUs('floor'), cpuUs('lyceum')];
+  const needs =
+    x < min && fx !== undefined && bareCpu !== undefined && floorCpu !== undefined && lyceumCpu !== undefined
+      ? ratioNeeds(id, { bare: bareCpu, floor: floorCpu, lyceum: lyceumCpu }, min, fx >= min, f.sqlite.work)
+      : undefined;
+  return { ...verdict, figure: `${pct(x)} (${how}${each}${main})`, met: x >= min, ...(needs ? { needs } : {}) };
 }
 
 export function judge(f: RunFigures): Verdict[] {
@@ -148,6 +177,7 @@ export function judge(f: RunFigures): Verdict[] {
       target: '80 %',
       met: x >= 0.8,
       ...floorFigures,
+      ...(x < 0.8 && floor ? { needs: flowNeeds(argon2Ms, { floor: floor.cpuPerUnit, lyceum: r.cpuPerUnit }, floor.rate / limit >= 0.8, f.sqlite.work) } : {}),
     });
   };
   flow('flow-seq', f.argon2.sequential, 'Full flow, sequential ≥ 80 % of one-at-a-time argon2id verification');

@@ -3,16 +3,18 @@
  * floor server on the very database of the Lyceum server (which stays up,
  * idle, to top up the refresh chains), each scenario checked against
  * Lyceum's answer first, then measured like the Lyceum ones; then the ratio
- * budgets' alternating rounds (bench/ratio-rounds.ts).
+ * budgets' alternating rounds (bench/ratio-rounds.ts); then, with the floor
+ * stopped, what each piece of that work costs alone (bench/work-costs.ts).
  */
+import { join } from 'node:path';
 import { startFloor } from './bare.ts';
-import type { RatioRound } from './budgets.ts';
+import type { RatioRound, WorkCosts } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { measure, type Outcome } from './measure.ts';
 import type { Options } from './options.ts';
-import { cpuMs } from './processes.ts';
+import { cpuMs, runNode } from './processes.ts';
 import { ratioRounds, selectedRatioBudgets } from './ratio-rounds.ts';
 import type { ServerContext } from './scenarios.ts';
 
@@ -21,11 +23,12 @@ export async function benchFloor(
   lyceum: LyceumServer,
   ctx: ServerContext,
   logDir: string,
-): Promise<{ results: Map<string, Outcome>; rounds: Map<string, RatioRound[]>; notes: string[] }> {
+): Promise<{ results: Map<string, Outcome>; rounds: Map<string, RatioRound[]>; work?: WorkCosts; notes: string[] }> {
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   if (selected.length === 0 && selectedRatioBudgets(opts).length === 0) return { results, rounds: new Map(), notes };
+  let rounds: Map<string, RatioRound[]>;
   const floor = await startFloor(logDir, lyceum);
   console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
   try {
@@ -40,9 +43,23 @@ export async function benchFloor(
       if (idle > 0.05 * busy) notes.push(`${s.id}: the idle Lyceum server used ${idle.toFixed(0)} ms of CPU meanwhile (the floor server ${busy.toFixed(0)} ms)`);
     }
     // Then the ratio budgets side by side with their bare route and their floor.
-    const rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
-    return { results, rounds, notes };
+    rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
   } finally {
     await floor.stop();
   }
+  // The pieces' costs explain the budgets, which --only runs judge without them.
+  if (opts.only) return { results, rounds, notes };
+  return { results, rounds, work: await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3), notes };
+}
+
+async function workCosts(lyceum: LyceumServer, ctx: ServerContext, seconds: number): Promise<WorkCosts> {
+  const out = await runNode(['--import', 'tsx', join(import.meta.dirname, 'work-costs.ts')], {
+    WORK_DATABASE: lyceum.databaseUrl,
+    WORK_TOKEN: ctx.reader.access_token,
+    WORK_CLIENT_ID: ctx.clientId,
+    WORK_SECONDS: String(seconds),
+  });
+  const costs = JSON.parse(out.trim().split('\n').at(-1)!) as WorkCosts;
+  console.log(`  the work alone (µs per call): ${Object.entries(costs).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+  return costs;
 }

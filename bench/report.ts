@@ -126,6 +126,29 @@ export function budgetTable(verdicts: Verdict[]): string {
   );
 }
 
+/**
+ * For each missed ratio or flow budget: what its target allows, what the
+ * floor's work costs piece by piece, and what would meet it (bench/remedies.ts).
+ */
+function needsSection(r: Report): string {
+  const missed = r.verdicts.filter((v) => v.needs);
+  if (missed.length === 0) return '';
+  const work = r.stores.find((s) => s.kind === 'sqlite')?.run.work;
+  const pieces = work
+    ? `The pieces of the floors' work were each timed alone, in a loop in one process on the run's database (bench/work-costs.ts): ${Object.entries(work)
+        .map(([k, v]) => `${k} ${f1(v)} µs`)
+        .join(', ')}.`
+    : 'The pieces of the floors\' work were not timed in this run.';
+  return `
+## What the missed budgets need
+
+By server CPU per request or flow (the medians of the alternating rounds;
+for the flows, the main table). ${pieces}
+
+${missed.map((v) => `- **${v.label}**: ${v.needs}`).join('\n')}
+`;
+}
+
 export function writeReport(file: string, r: Report): void {
   const m = r.machine;
   const startup = r.stores
@@ -222,7 +245,7 @@ same read without the purge (paced the same way, before it and right after
 it on the same server; the lower p99 counts).
 
 ${budgetTable(r.verdicts)}
-
+${needsSection(r)}
 ## Start and memory
 
 First 200 answer after spawning the server on an existing database (the scale test's, with its tokens):

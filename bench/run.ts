@@ -97,6 +97,7 @@ async function main(): Promise<number> {
   };
   console.log(`\n${mainTable(report)}\n`);
   if (verdicts.length) console.log(`${budgetTable(verdicts)}\n`);
+  for (const v of verdicts) if (v.needs) console.log(`what ${v.label} needs: ${v.needs}\n`);
   for (const n of notes) console.log(`note: ${n}`);
   if (opts.out) {
     writeReport(opts.out, report);

@@ -29,6 +29,7 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       const floor = await benchFloor(opts, server, ctx, logDir);
       for (const [id, r] of floor.results) run.results.set(id, r);
       run.rounds = floor.rounds;
+      run.work = floor.work;
       run.notes = [...(run.notes ?? []), ...floor.notes];
     }
   });

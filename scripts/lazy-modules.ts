@@ -1,0 +1,32 @@
+/**
+ * Two dependencies that Lyceum's server never calls are kept out of the
+ * bundle, so Node does not compile them on every start (scripts/bundle.ts):
+ *
+ * - `light-my-request` (77 KB), Fastify's `inject()`. Fastify requires it
+ *   only when inject() is first called, so it stays in node_modules and is
+ *   read from there if that ever happens.
+ * - `yaml` (259 KB), which @fastify/swagger requires as it loads but calls
+ *   only to answer a YAML document. Lyceum serves /openapi.json, so the
+ *   bundle gets a stand-in whose first property read requires the real
+ *   module from node_modules.
+ *
+ * Measured on a 2-core machine, two series of 10 and 12 starts each, the
+ * two builds alternating: the first answer after start went from 0.399 to
+ * 0.362 s and from 0.369 to 0.354 s (medians).
+ */
+import type { Plugin } from 'esbuild';
+
+const STAND_IN = 'lazy-module';
+
+export const lazyModules: Plugin = {
+  name: 'lazy-modules',
+  setup(build) {
+    build.onResolve({ filter: /^light-my-request$/ }, ({ path }) => ({ path, external: true }));
+    // The stand-in's own require('yaml') is the real module, left in node_modules.
+    build.onResolve({ filter: /^yaml$/ }, ({ path, namespace }) => (namespace === STAND_IN ? { path, external: true } : { path, namespace: STAND_IN }));
+    build.onLoad({ filter: /.*/, namespace: STAND_IN }, ({ path }) => ({
+      contents: `let loaded;\nmodule.exports = new Proxy({}, { get: (_, name) => (loaded ??= require(${JSON.stringify(path)}))[name] });\n`,
+      loader: 'js',
+    }));
+  },
+};

@@ -1,0 +1,75 @@
+/**
+ * bench/remedies.ts through bench/budgets.ts judge(): a missed ratio or flow
+ * budget says what its target allows and what would meet it, from the run's
+ * figures; a met one says nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { judge, type RatioRound, type RunFigures, type WorkCosts } from '../../bench/budgets.ts';
+import type { LoadResult } from '../../bench/load.ts';
+
+/** A measured load: `rate` per second at `cpuUs` µs of server CPU each (cpuPerUnit is in ms). */
+const load = (rate: number, cpuUs: number) => ({ rate, cpuPerUnit: cpuUs / 1000, p50: 1, p99: 2 }) as unknown as LoadResult;
+
+const WORK: WorkCosts = {
+  sha256: 1,
+  tokenRow: 6,
+  userRow: 4,
+  clientRow: 4,
+  studentsPage: 60,
+  coursesPage: 50,
+  oneRowCommit: 22,
+  twoRowCommit: 36,
+  deriveSecret: 5,
+  rs256Signature: 350,
+};
+
+function figures(rounds: Map<string, RatioRound[]>, flows: Map<string, LoadResult>): RunFigures {
+  return {
+    bare: new Map(),
+    argon2: { sequential: 50, best: 100, bestConcurrency: 4 },
+    sqlite: { results: flows, rounds, work: WORK },
+    pacedRate: 1000,
+    connections: 50,
+  };
+}
+
+const round = (bare: number, lyceum: number, floor: number): RatioRound => ({ bare: load(10_000, bare), lyceum: load((10_000 * bare) / lyceum, lyceum), floor: load((10_000 * bare) / floor, floor) });
+
+describe('what a missed budget needs', () => {
+  it('out of reach: the allowance, the floor, its pieces and the reason', () => {
+    // Registration at 30 % of the bare POST: 30 µs allows 100 µs; the floor spends 200.
+    const verdicts = judge(figures(new Map([['registration', [round(30, 300, 200)]]]), new Map()));
+    const v = verdicts.find((x) => x.label.startsWith('Registration'))!;
+    expect(v.met).toBe(false);
+    expect(v.needs).toContain('about 100 µs of server CPU per request');
+    expect(v.needs).toContain('The floor spends 170 µs more than the bare route');
+    expect(v.needs).toContain('a committed one-row INSERT 22 µs');
+    expect(v.needs).toContain('group commit');
+  });
+
+  it('within reach: how much CPU Lyceum has to shed', () => {
+    // UserInfo at 60 % of the bare GET: 30 µs allows 50 µs; the floor spends 45, Lyceum 80.
+    const v = judge(figures(new Map([['userinfo', [round(30, 80, 45)]]]), new Map())).find((x) => x.label.startsWith('UserInfo'))!;
+    expect(v.met).toBe(false);
+    expect(v.needs).toContain('Within reach: Lyceum spends 80 µs, 35 µs more than the floor; the target needs 30 µs less.');
+  });
+
+  it('a met budget needs nothing', () => {
+    const v = judge(figures(new Map([['userinfo', [round(30, 40, 35)]]]), new Map())).find((x) => x.label.startsWith('UserInfo'))!;
+    expect(v.met).toBe(true);
+    expect(v.needs).toBeUndefined();
+  });
+
+  it('a missed flow: the time besides argon2id its target leaves, and what the floor spends', () => {
+    // One verification: 20 ms (50/s); 80 % allows 25 ms per flow. The floor spends 30 ms, Lyceum 33.
+    const flows = new Map([
+      ['flow-seq', load(30, 33_000)],
+      ['floor-flow-seq', load(33, 30_000)],
+    ]);
+    const v = judge(figures(new Map(), flows)).find((x) => x.label.startsWith('Full flow, sequential'))!;
+    expect(v.met).toBe(false);
+    expect(v.needs).toContain('about 25.0 ms of server CPU per flow');
+    expect(v.needs).toContain('The floor spends 10.0 ms besides it');
+    expect(v.needs).toContain('an RS256 signature (2048-bit key) 350 µs');
+  });
+});
