@@ -31,6 +31,25 @@ export const seconds = (ms: number) => Math.floor(ms / 1000);
 export const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::\d{1,5})?([/?][^#\s\\]*)?$/i;
 
 export type Form = Record<string, string | undefined>;
+
+/** A student as GET /api/v1/students answers it. */
+export const studentRecord = (r: RecordRow) => ({ id: r.id, name: r.name, email: r.email, status: r.status, user_id: r.user_id, notes: r.notes, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+
+/** A published course's public fields, as the anonymous GET /api/v1/courses answers them. */
+export const courseRecord = (r: RecordRow) => ({
+  id: r.id,
+  title: r.title,
+  slug: r.slug,
+  summary: r.summary,
+  description: r.description,
+  level: r.level,
+  language: r.language,
+  price_cents: r.price_cents,
+  lecturer_ids: r.lecturer_ids === null ? [] : JSON.parse(r.lecturer_ids as string),
+  status: r.status,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
 export const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
 
 export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): void {
@@ -87,27 +106,14 @@ export function registerFloorRoutes(app: FastifyInstance, s: FloorSettings): voi
   app.get('/api/v1/students', async (request, reply) => {
     reply.headers(api);
     if (!bearer(request, 'students:read')) return fail(reply, 401, 'invalid_token');
-    return firstPage(request, db.students, (r) => ({ id: r.id, name: r.name, email: r.email, status: r.status, user_id: r.user_id, notes: r.notes, created_at: iso(r.created_at), updated_at: iso(r.updated_at) }));
+    return firstPage(request, db.students, studentRecord);
   });
 
   // Anonymous: the public fields of published courses (the bench sends no token).
   app.get('/api/v1/courses', async (request, reply) => {
     reply.headers(api);
     if (request.headers.authorization) return fail(reply, 400, 'invalid_request');
-    return firstPage(request, db.publishedCourses, (r) => ({
-      id: r.id,
-      title: r.title,
-      slug: r.slug,
-      summary: r.summary,
-      description: r.description,
-      level: r.level,
-      language: r.language,
-      price_cents: r.price_cents,
-      lecturer_ids: r.lecturer_ids === null ? [] : JSON.parse(r.lecturer_ids as string),
-      status: r.status,
-      created_at: iso(r.created_at),
-      updated_at: iso(r.updated_at),
-    }));
+    return firstPage(request, db.publishedCourses, courseRecord);
   });
 
   app.post('/api/oauth/introspect', async (request, reply) => {

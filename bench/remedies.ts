@@ -15,8 +15,8 @@ const PIECE_NAMES: Record<Piece, string> = {
   tokenRow: 'the token row',
   userRow: 'the user row',
   clientRow: 'the client row',
-  studentsPage: 'the students page (21 rows, to JSON)',
-  coursesPage: 'the courses page (21 rows, to JSON)',
+  studentsPage: 'the students page (21 rows read, 20 answered as JSON)',
+  coursesPage: 'the courses page (21 rows read, 20 answered as JSON)',
   oneRowCommit: 'a committed one-row INSERT',
   twoRowCommit: 'a committed two-statement transaction',
   deriveSecret: 'an HMAC-derived secret',
@@ -37,23 +37,58 @@ const PIECES: Record<string, Piece[]> = {
   flow: ['oneRowCommit', 'clientRow', 'clientRow', 'clientRow', 'oneRowCommit', 'twoRowCommit', 'twoRowCommit', 'sha256', 'sha256', 'rs256Signature'],
 };
 
-/** Why the floor stays below the target, and what would meet it (stated only when the floor misses it). */
-const OUT_OF_REACH: Record<string, string> = {
-  discovery:
-    'The floor only writes Lyceum\'s discovery document, serialized once, with Lyceum\'s headers; the bare GET of the same document without them (a reference row) shows what the body alone costs. Nothing is left in Lyceum\'s work to remove. What meets it is not reaching Lyceum for each request: the document is sent with `Cache-Control: public, max-age=300`, so a caching reverse proxy or CDN in front of the instances (docs/deployment.md) answers it at its own speed.',
-  'bearer-read':
-    'Each request reads its token\'s row, because a token revoked on one instance must be refused at once on all (so no token cache, and no self-contained JWT access tokens that stay valid until they expire), then the page\'s rows. Meeting the target would mean answering from memory, and giving up that guarantee.',
-  userinfo:
-    'Each request reads its token\'s row (revocation is seen at once by every instance) and the user\'s row (the claims are current, not a copy from sign-in). Meeting the target would mean answering from memory, and giving up both.',
-  introspection:
-    'RFC 7662 §2.2: "active" is the token\'s state at the time of the request, so each request reads the calling client\'s row and the token\'s. A cached answer would report a revoked token as active.',
-  refresh:
-    'Each grant retires the presented refresh token and stores its successors in one committed transaction, so that exactly one successor exists when requests race and a killed process loses no grant (RFC 9700 §4.14.2, refresh token rotation). What would meet it is group commit: several grants in one transaction, each answered when the shared commit ends, which adds latency to every grant.',
-  registration:
-    'Each registration is one committed INSERT, so the client can be used at once on any instance (RFC 7591 §3.2.1). What would meet it is group commit: several registrations in one transaction, each answered when the shared commit ends, which adds latency to every registration.',
-  flow:
-    'argon2id verification at Lyceum\'s parameters (src/users/passwords.ts) is the limit; 80 % of its rate leaves a quarter of one verification for the six requests, their four commits and the ID token\'s RS256 signature (OpenID Connect Discovery 1.0 §3: RS256 must be supported). Cheaper argon2id parameters would not help (they raise the limit just as much), and the six requests are the flow itself (RFC 7591 registration, RFC 6749 §4.1 authorization request, sign-in, consent, code grant). What would meet it is HTTP handling cheaper than Fastify\'s on this machine.',
+/**
+ * Why each floor keeps its pieces of work (what they guarantee), and what
+ * doing without them would take: said when a budget is out of reach.
+ */
+const WHY: Record<string, { keep: string; without: string }> = {
+  discovery: {
+    keep: 'The floor only writes Lyceum\'s discovery document, serialized once, with Lyceum\'s response headers.',
+    without:
+      'The document is sent with `Cache-Control: public, max-age=300`, so a caching reverse proxy or CDN in front of the instances (docs/deployment.md) answers it without reaching Lyceum.',
+  },
+  'bearer-read': {
+    keep: 'The token\'s row is read on every request because a token revoked on one instance must be refused at once on all (no token cache, and no self-contained JWT access tokens valid until they expire); the page is read so that it is current.',
+    without: 'answering from memory: a token cache and a page cache, giving up revocation at once across instances',
+  },
+  userinfo: {
+    keep: 'The token\'s row is read on every request so that a revocation is seen at once by every instance, and the user\'s row so that the claims are current.',
+    without: 'answering from memory, giving up revocation at once across instances',
+  },
+  introspection: {
+    keep: 'RFC 7662 §2.2: "active" is the token\'s state at the time of the request, so the calling client\'s row and the token\'s are read on every request.',
+    without: 'a cached answer, which would report a revoked token as active',
+  },
+  refresh: {
+    keep: 'Each grant retires the presented refresh token and stores its successors in one committed transaction, so that exactly one successor exists when requests race and a killed process loses no grant (RFC 9700 §4.14.2, refresh token rotation).',
+    without: 'group commit (several grants in one transaction, each answered when the shared commit ends), which adds latency to every grant',
+  },
+  registration: {
+    keep: 'Each registration is one INSERT, committed before the answer, so the client_id it returns (RFC 7591 §3.2.1) works at once on any instance.',
+    without: 'group commit (several registrations in one transaction, each answered when the shared commit ends), which adds latency to every registration',
+  },
+  flow: {
+    keep: 'argon2id at Lyceum\'s parameters (src/users/passwords.ts) is the limit itself, and the ID token\'s RS256 signature is the one algorithm every client supports (OpenID Connect Discovery 1.0 §3: RS256 must be listed).',
+    without: 'fewer commits or a cheaper signature',
+  },
 };
+
+/**
+ * The sentence that says what would meet an out-of-reach target: whether
+ * the floor's pieces of work or its HTTP handling alone already exceed what
+ * the target leaves, and so what would have to go.
+ */
+function outOfReach(id: string, room: number, rest: number, sum: number | undefined, format: (x: number) => string): string {
+  const why = WHY[id];
+  if (!why) return '';
+  const scale = `against the ${format(room)} the target leaves`;
+  if (sum === undefined || rest > room) {
+    const alone = sum === undefined ? `Its other work beyond the bare route's costs ${format(rest)}` : `Even without those pieces the floor would miss it: its other work beyond the bare route's costs ${format(rest)}`;
+    const http = `${alone} ${scale} (a larger request and answer with Lyceum's response headers, and garbage collection). What would meet it is an HTTP stack cheaper than Node's with Fastify on this machine.`;
+    return `${why.keep} ${http}${id === 'discovery' ? ` ${why.without}` : ''}`;
+  }
+  return `${why.keep} Without those pieces the floor's ${format(rest)} would fit ${scale}: what would meet it is ${why.without}.`;
+}
 
 const us = (x: number) => `${x.toFixed(0)} µs`;
 const msOf = (x: number) => `${(x / 1000).toFixed(1)} ms`;
@@ -76,18 +111,23 @@ function pieces(of: string, work: WorkCosts | undefined, format: (x: number) => 
  */
 export function ratioNeeds(id: string, cpu: { bare: number; floor: number; lyceum: number }, min: number, floorMeets: boolean, work: WorkCosts | undefined): string {
   const allowed = cpu.bare / min;
-  const head = `The target allows about ${us(allowed)} of server CPU per request (the bare route's ${us(cpu.bare)} / ${min}), ${us(allowed - cpu.bare)} more than the bare route's HTTP handling. The floor spends ${us(cpu.floor - cpu.bare)} more than the bare route`;
+  const room = allowed - cpu.bare;
+  const extra = cpu.floor - cpu.bare;
+  const head = `The target allows about ${us(allowed)} of server CPU per request (the bare route's ${us(cpu.bare)} / ${min}): ${us(room)} more than the bare route. The floor spends ${us(extra)} more than the bare route`;
   const work_ = pieces(id, work, us);
-  const detail = work_ ? `; its pieces: ${work_.text}, the rest being the larger request and response, their JSON, and garbage collection.` : '.';
+  const detail = work_ ? `; its pieces: ${work_.text}.` : '.';
   if (floorMeets) return `${head}${detail} Within reach: Lyceum spends ${us(cpu.lyceum)}, ${us(cpu.lyceum - cpu.floor)} more than the floor; the target needs ${us(Math.max(0, cpu.lyceum - allowed))} less.`;
-  return `${head}${detail} ${OUT_OF_REACH[id] ?? ''}`.trim();
+  return `${head}${detail} ${outOfReach(id, room, extra - (work_?.sum ?? 0), work_?.sum, us)}`.trim();
 }
 
 /** A missed full-flow budget: one verification's time, the floor's and Lyceum's CPU per flow (ms). */
 export function flowNeeds(argon2Ms: number, cpu: { floor: number; lyceum: number }, floorMeets: boolean, work: WorkCosts | undefined): string {
   const allowed = argon2Ms / 0.8;
-  const work_ = pieces('flow', work, (x) => `${x.toFixed(0)} µs`);
-  const head = `The target allows about ${allowed.toFixed(1)} ms of server CPU per flow (one verification's ${argon2Ms.toFixed(1)} ms / 0.8), ${(allowed - argon2Ms).toFixed(1)} ms besides argon2id. The floor spends ${(cpu.floor - argon2Ms).toFixed(1)} ms besides it${work_ ? `; its pieces besides argon2id: ${work_.text} (${msOf(work_.sum)}), the rest being outside these pieces: the six requests' HTTP handling, their JSON and HTML, and garbage collection` : ''}.`;
-  if (floorMeets) return `${head} Within reach: Lyceum spends ${(cpu.lyceum - cpu.floor).toFixed(1)} ms per flow more than the floor; the target needs ${Math.max(0, cpu.lyceum - allowed).toFixed(1)} ms less.`;
-  return `${head} ${OUT_OF_REACH.flow}`;
+  const room = allowed - argon2Ms;
+  const extra = cpu.floor - argon2Ms;
+  const msFormat = (x: number) => `${x.toFixed(1)} ms`;
+  const work_ = pieces('flow', work, us);
+  const head = `The target allows about ${msFormat(allowed)} of server CPU per flow (one verification's ${msFormat(argon2Ms)} / 0.8): ${msFormat(room)} besides argon2id. The floor spends ${msFormat(extra)} besides it${work_ ? `; its pieces besides argon2id: ${work_.text} (${msOf(work_.sum)})` : ''}.`;
+  if (floorMeets) return `${head} Within reach: Lyceum spends ${msFormat(cpu.lyceum - cpu.floor)} per flow more than the floor; the target needs ${msFormat(Math.max(0, cpu.lyceum - allowed))} less.`;
+  return `${head} ${outOfReach('flow', room, extra - (work_ ? work_.sum / 1000 : 0), work_ ? work_.sum / 1000 : undefined, msFormat)}`;
 }

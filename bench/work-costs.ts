@@ -13,6 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKeyPair, SignJWT } from 'jose';
 import { deriveSecret, newSalt, PREFIX, sha256 } from '../src/oauth/tokens/secrets.ts';
 import { openFloorDb } from './floor-db.ts';
+import { courseRecord, studentRecord } from './floor-routes.ts';
 import type { WorkCosts } from './budgets.ts';
 
 const db = openFloorDb(process.env.WORK_DATABASE!);
@@ -50,8 +51,9 @@ const costs: WorkCosts = {
   tokenRow: await cost(() => db.token(sha256(token))),
   userRow: await cost(() => db.user(row.user_id)),
   clientRow: await cost(() => db.client(clientId)),
-  studentsPage: await cost(() => JSON.stringify(db.students(21))),
-  coursesPage: await cost(() => JSON.stringify(db.publishedCourses(21))),
+  // A first page of 20 as the floor answers it (one row more says whether a next page exists).
+  studentsPage: await cost(() => JSON.stringify({ data: db.students(21).slice(0, 20).map(studentRecord) })),
+  coursesPage: await cost(() => JSON.stringify({ data: db.publishedCourses(21).slice(0, 20).map(courseRecord) })),
   // A committed one-row write (autocommit), as registration's INSERT.
   oneRowCommit: await cost(() =>
     db.insertClient({ id: `${PREFIX.client}${randomBytes(16).toString('base64url')}`, secret_hash: null, metadata: '{"redirect_uris":["http://127.0.0.1/cb"]}', created_at: now }),
