@@ -3,7 +3,8 @@
  * floor server on the very database of the Lyceum server (which stays up,
  * idle, to top up the refresh chains), each scenario checked against
  * Lyceum's answer first, then measured like the Lyceum ones; then the ratio
- * budgets' alternating rounds (bench/ratio-rounds.ts); then, with the floor
+ * budgets' alternating rounds (bench/ratio-rounds.ts) and the reads at the
+ * paced rate (the same requests: the floor serves Lyceum's paths); then, with the floor
  * stopped, what each piece of that work costs alone (bench/work-costs.ts).
  */
 import { join } from 'node:path';
@@ -11,24 +12,27 @@ import { startFloor } from './bare.ts';
 import type { RatioRound, WorkCosts } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
+import type { LoadResult } from './load.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { measure, type Outcome } from './measure.ts';
+import { benchPaced } from './paced.ts';
 import type { Options } from './options.ts';
 import { cpuMs, runNode } from './processes.ts';
 import { ratioRounds, selectedRatioBudgets } from './ratio-rounds.ts';
-import type { ServerContext } from './scenarios.ts';
+import { LYCEUM_SCENARIOS, type ServerContext } from './scenarios.ts';
 
 export async function benchFloor(
   opts: Options,
   lyceum: LyceumServer,
   ctx: ServerContext,
   logDir: string,
-): Promise<{ results: Map<string, Outcome>; rounds: Map<string, RatioRound[]>; work?: WorkCosts; notes: string[] }> {
+): Promise<{ results: Map<string, Outcome>; rounds: Map<string, RatioRound[]>; paced?: Map<string, LoadResult>; work?: WorkCosts; notes: string[] }> {
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   if (selected.length === 0 && selectedRatioBudgets(opts).length === 0) return { results, rounds: new Map(), notes };
   let rounds: Map<string, RatioRound[]>;
+  let paced: Map<string, LoadResult>;
   const floor = await startFloor(logDir, lyceum);
   console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
   try {
@@ -44,12 +48,14 @@ export async function benchFloor(
     }
     // Then the ratio budgets side by side with their bare route and their floor.
     rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
+    // The paced reads' floor: what a caller waits at the same steady rate when only the work is done.
+    paced = await benchPaced(LYCEUM_SCENARIOS, opts, floor, ctx, 'sqlite floor:');
   } finally {
     await floor.stop();
   }
   // The pieces' costs explain the budgets, which --only runs judge without them.
-  if (opts.only) return { results, rounds, notes };
-  return { results, rounds, work: await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3), notes };
+  if (opts.only) return { results, rounds, paced, notes };
+  return { results, rounds, paced, work: await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3), notes };
 }
 
 async function workCosts(lyceum: LyceumServer, ctx: ServerContext, seconds: number): Promise<WorkCosts> {

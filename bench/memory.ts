@@ -45,6 +45,7 @@ async function issueTokens(server: Spawned, ctx: ServerContext, db: Database, co
   return {
     tokens,
     rss,
+    atStart,
     how: `${refreshes.toLocaleString('en')} refresh grants at ${opts.connections} connections; RSS ${atStart.toFixed(0)} MB right after start, peak ${peak.toFixed(0)} MB while issuing, measured 2 s after the load stopped; ${settled.toFixed(0)} MB after ${idleSeconds} s more without requests`,
   };
 }

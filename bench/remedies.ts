@@ -131,3 +131,23 @@ export function flowNeeds(argon2Ms: number, cpu: { floor: number; lyceum: number
   if (floorMeets) return `${head} Within reach: Lyceum spends ${msFormat(cpu.lyceum - cpu.floor)} per flow more than the floor; the target needs ${msFormat(Math.max(0, cpu.lyceum - allowed))} less.`;
   return `${head} ${outOfReach('flow', room, extra - (work_ ? work_.sum / 1000 : 0), work_ ? work_.sum / 1000 : undefined, msFormat)}`;
 }
+
+/**
+ * A missed paced p99: Lyceum's and the floor's answers to the same steady
+ * load (p50 and p99 in ms, CPU per request in ms), at `rate` per second.
+ */
+export function pacedNeeds(rate: number, lyceum: { p50: number; p99: number; cpu: number }, floor: { p50: number; p99: number; cpu: number }): string {
+  // The share of one core the requests keep busy: rate × CPU per request.
+  const busy = (cpu: number) => `${((rate * cpu) / 10).toFixed(0)} %`;
+  const one = `A request alone takes about ${lyceum.p50.toFixed(2)} ms (p50); the p99 is the wait behind other requests and garbage collection. At ${rate} req/s Lyceum's ${(lyceum.cpu * 1000).toFixed(0)} µs per request keep one core ${busy(lyceum.cpu)} busy, the floor's ${(floor.cpu * 1000).toFixed(0)} µs ${busy(floor.cpu)}.`;
+  if (floor.p99 <= 10) return `${one} Within reach: the floor's p99 is ${floor.p99.toFixed(2)} ms at the same load; what would meet it is Lyceum's CPU per request nearer the floor's.`;
+  return `${one} Even the floor's p99 is ${floor.p99.toFixed(2)} ms at the same load on this machine, where the load generator shares the two cores with the server: what would meet it is less CPU per request than the floor's, which does only the read's own work.`;
+}
+
+/** A missed memory budget: Lyceum's and the floor's RSS right after start and after issuing tokens (MB). */
+export function memoryNeeds(limit: number, lyceum: { rss: number; atStart: number }, floor: { rss: number; atStart: number }): string {
+  const mb = (x: number) => `${x.toFixed(0)} MB`;
+  const growth = `The floor, issuing as many tokens with nothing but Fastify and better-sqlite3, grows from ${mb(floor.atStart)} right after start to ${mb(floor.rss)}: what the V8 heap and SQLite's page cache grow to under a sustained load of refresh grants, and keep. Lyceum grows from ${mb(lyceum.atStart)} (its code and plugins: ${mb(lyceum.atStart - floor.atStart)} more than the floor's) to ${mb(lyceum.rss)}.`;
+  if (floor.rss <= limit) return `${growth} Within reach: Lyceum needs ${mb(lyceum.rss - limit)} less.`;
+  return `${growth} Even the floor ends ${mb(floor.rss - limit)} over the budget, so what would meet it is not less work but a smaller heap: a cap on V8's heap (node --max-old-space-size, --max-semi-space-size) that trades garbage-collection time for memory.`;
+}

@@ -99,6 +99,12 @@ export function mainTable(r: Report): string {
     const label = r.scenarios.find((s) => s.id === id)?.label ?? id;
     rows.push([`${label}, paced at ${r.settings.paced.rate} req/s`, ...r.stores.flatMap((st) => cells(st.run.paced?.get(id)))]);
   }
+  // The floor at the same paced rate (SQLite only).
+  for (const id of pacedIds) {
+    const floor = r.floorScenarios.find((s) => s.id === `floor-${id}`);
+    const cellsOf = (st: Report['stores'][number]) => (st.kind === 'sqlite' && st.run.floorPaced?.has(id) ? cells(st.run.floorPaced.get(id)) : EMPTY);
+    if (floor && r.stores.some((st) => st.run.floorPaced?.has(id))) rows.push([`${floor.label}, paced at ${r.settings.paced.rate} req/s`, ...r.stores.flatMap(cellsOf)]);
+  }
   for (const st of r.stores) {
     const idx = kinds.indexOf(st.kind);
     const pad = (c: string[]) => [...kinds.flatMap((_, i) => (i === idx ? c : EMPTY))];
@@ -142,8 +148,9 @@ function needsSection(r: Report): string {
   return `
 ## What the missed budgets need
 
-By server CPU per request or flow (the medians of the alternating rounds;
-for the flows, the main table). ${pieces}
+The ratio budgets by server CPU per request (the medians of the alternating
+rounds), the flows by CPU per flow (the main table), the paced reads beside
+the floor's answers at the same rate, the memory beside the floor's. ${pieces}
 
 ${missed.map((v) => `- **${v.label}**: ${v.needs}`).join('\n')}
 `;
@@ -239,7 +246,8 @@ alternating rounds (bench/ratio-rounds.ts): the bare route, Lyceum and the
 floor measured one after the other, ${r.settings.rounds.count} times, the order turned each
 round, ${r.settings.rounds.seconds} s each after ${r.settings.rounds.warmup} s of warm-up, and the median share taken; the main
 table's figures, measured minutes apart, are given beside. The saturated
-latency rows give the floor's p99 at the same load, the memory row the
+latency rows give the floor's p99 at the same load, the paced ones the
+floor's p99 at the same paced rate, the memory row the
 floor's RSS after issuing as many tokens the same way, and the purge row the
 same read without the purge (paced the same way, before it and right after
 it on the same server; the lower p99 counts).

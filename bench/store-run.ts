@@ -30,6 +30,7 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       for (const [id, r] of floor.results) run.results.set(id, r);
       run.rounds = floor.rounds;
       run.work = floor.work;
+      run.floorPaced = floor.paced;
       run.notes = [...(run.notes ?? []), ...floor.notes];
     }
   });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judge, type RatioRound, type RunFigures, type WorkCosts } from '../../bench/budgets.ts';
+import { memoryNeeds, pacedNeeds } from '../../bench/remedies.ts';
 import type { LoadResult } from '../../bench/load.ts';
 
 /** A measured load: `rate` per second at `cpuUs` µs of server CPU each (cpuPerUnit is in ms). */
@@ -78,5 +79,21 @@ describe('what a missed budget needs', () => {
     expect(v.needs).toContain('about 25.0 ms of server CPU per flow');
     expect(v.needs).toContain('The floor spends 10.0 ms besides it');
     expect(v.needs).toContain('an RS256 signature (2048-bit key) 350 µs');
+  });
+
+  it('a missed paced p99: how busy the requests keep a core, and whether the floor meets it', () => {
+    // 1000 req/s at 0.6 ms each: 60 % of a core; the floor at 0.4 ms: 40 %.
+    const within = pacedNeeds(1000, { p50: 1.2, p99: 14, cpu: 0.6 }, { p50: 0.8, p99: 6, cpu: 0.4 });
+    expect(within).toContain("Lyceum's 600 µs per request keep one core 60 % busy, the floor's 400 µs 40 %");
+    expect(within).toContain("Within reach: the floor's p99 is 6.00 ms");
+    expect(pacedNeeds(1000, { p50: 1.2, p99: 14, cpu: 0.6 }, { p50: 0.8, p99: 12, cpu: 0.4 })).toContain("Even the floor's p99 is 12.00 ms");
+  });
+
+  it('a missed memory budget: what the floor grows to, and Lyceum beside it', () => {
+    const out = memoryNeeds(120, { rss: 160, atStart: 110 }, { rss: 150, atStart: 90 });
+    expect(out).toContain('grows from 90 MB right after start to 150 MB');
+    expect(out).toContain("Lyceum grows from 110 MB (its code and plugins: 20 MB more than the floor's) to 160 MB");
+    expect(out).toContain('Even the floor ends 30 MB over the budget');
+    expect(memoryNeeds(120, { rss: 160, atStart: 110 }, { rss: 100, atStart: 90 })).toContain('Within reach: Lyceum needs 40 MB less.');
   });
 });
