@@ -31,7 +31,7 @@ export interface StoreRun {
   /** What each piece of the endpoints' work costs alone (SQLite; bench/work-costs.ts). */
   work?: WorkCosts;
   /** Lyceum's RSS after issuing tokens, and the floor's after issuing as many (SQLite). */
-  memory?: { lyceum: MemoryFigure; floor?: MemoryFigure };
+  memory?: { lyceum: MemoryFigure; floor?: MemoryFigure; smallYoungGeneration?: MemoryFigure & { flags: string } };
   notes?: string[];
 }
 
@@ -71,6 +71,8 @@ export interface MemoryFigure {
   rss: number;
   /** RSS right after start, before the load. */
   atStart: number;
+  /** Refresh grants per second while issuing. */
+  grantsPerSecond: number;
   how: string;
 }
 
@@ -270,7 +272,7 @@ export function judge(f: RunFigures): Verdict[] {
   }
   const memory = f.sqlite.memory;
   if (memory) {
-    const { lyceum, floor } = memory;
+    const { lyceum, floor, smallYoungGeneration } = memory;
     out.push({
       label: `RSS after ${lyceum.tokens.toLocaleString('en')} issued tokens ≤ 120 MB`,
       figure: `${lyceum.rss.toFixed(0)} MB (${lyceum.how})`,
@@ -280,7 +282,7 @@ export function judge(f: RunFigures): Verdict[] {
         ? `floor: ${floor.rss.toFixed(0)} MB after issuing ${floor.tokens.toLocaleString('en')} tokens the same way (${floor.how}): ${reach(floor.rss <= 120)}`
         : 'not measured',
       vsFloor: floor ? `Lyceum: ${(lyceum.rss - floor.rss).toFixed(0)} MB more than the floor` : 'not measured',
-      ...(lyceum.rss > 120 && floor ? { needs: memoryNeeds(120, lyceum, floor) } : {}),
+      ...(lyceum.rss > 120 && floor ? { needs: memoryNeeds(120, lyceum, floor, smallYoungGeneration) } : {}),
     });
   }
   return out;

@@ -5,6 +5,9 @@
  * Then the same for the floor (bench/floor-server.ts): started on the same
  * database, it issues as many tokens again through the same refresh chains,
  * so its RSS is what the same work leaves in a bare Fastify process.
+ * Last, Lyceum again on a fresh store with V8's young generation capped
+ * (SMALL_YOUNG_GENERATION): what the same load leaves with a smaller heap,
+ * and what that costs in grants per second.
  */
 import type { MemoryFigure } from './budgets.ts';
 import { startFloor } from './bare.ts';
@@ -17,6 +20,9 @@ import { LYCEUM_SCENARIOS, prepareServer, type ServerContext } from './scenarios
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Node's flag for a 1 MB semi-space: V8 scavenges more often and keeps less memory after a burst. */
+export const SMALL_YOUNG_GENERATION = '--max-semi-space-size=1';
+
 /** Refresh grants against `server` until it issued `count` tokens (5 min at most); its RSS along the way. */
 async function issueTokens(server: Spawned, ctx: ServerContext, db: Database, count: number, opts: Options): Promise<MemoryFigure> {
   const refresh = LYCEUM_SCENARIOS.find((s) => s.id === 'refresh')!;
@@ -26,6 +32,7 @@ async function issueTokens(server: Spawned, ctx: ServerContext, db: Database, co
   let tokens = 0;
   let peak = 0;
   let refreshes = 0;
+  let loadSeconds = 0;
   const started = Date.now();
   while (tokens < count && Date.now() - started < 300_000) {
     const prepared = await refresh.prepare(ctx);
@@ -34,6 +41,7 @@ async function issueTokens(server: Spawned, ctx: ServerContext, db: Database, co
     if (r.errors) throw new Error(`refresh grants failed while issuing tokens: ${r.errorSamples.join(' | ')}`);
     peak = Math.max(peak, r.rssPeak);
     refreshes += r.requests;
+    loadSeconds += opts.duration;
     tokens = (await countTokens(db)) - before;
   }
   await sleep(2000);
@@ -46,12 +54,17 @@ async function issueTokens(server: Spawned, ctx: ServerContext, db: Database, co
     tokens,
     rss,
     atStart,
+    grantsPerSecond: refreshes / loadSeconds,
     how: `${refreshes.toLocaleString('en')} refresh grants at ${opts.connections} connections; RSS ${atStart.toFixed(0)} MB right after start, peak ${peak.toFixed(0)} MB while issuing, measured 2 s after the load stopped; ${settled.toFixed(0)} MB after ${idleSeconds} s more without requests`,
   };
 }
 
-export async function benchMemory(kind: StoreKind, opts: Options, dir: string): Promise<{ lyceum: MemoryFigure; floor?: MemoryFigure }> {
-  return onFreshLyceum(kind, dir, 'memory', async (server, db, logDir) => {
+export async function benchMemory(
+  kind: StoreKind,
+  opts: Options,
+  dir: string,
+): Promise<{ lyceum: MemoryFigure; floor?: MemoryFigure; smallYoungGeneration?: MemoryFigure & { flags: string } }> {
+  const measured = await onFreshLyceum(kind, dir, 'memory', async (server, db, logDir) => {
     const ctx = await prepareServer(server.url, opts.connections * 2);
     const lyceum = await issueTokens(server, ctx, db, opts.issuedTokens, opts);
     console.log(`  ${kind} memory: ${lyceum.rss.toFixed(0)} MB after ${lyceum.tokens} issued tokens (${lyceum.how})`);
@@ -66,4 +79,14 @@ export async function benchMemory(kind: StoreKind, opts: Options, dir: string): 
       await floorServer.stop();
     }
   });
+  if (kind !== 'sqlite') return measured;
+  const smallYoungGeneration = await onFreshLyceum(
+    kind,
+    dir,
+    'memory-small-young-generation',
+    async (server, db) => issueTokens(server, await prepareServer(server.url, opts.connections * 2), db, measured.lyceum.tokens, opts),
+    { NODE_OPTIONS: SMALL_YOUNG_GENERATION },
+  );
+  console.log(`  ${kind} memory, NODE_OPTIONS=${SMALL_YOUNG_GENERATION}: ${smallYoungGeneration.rss.toFixed(0)} MB after ${smallYoungGeneration.tokens} issued tokens (${smallYoungGeneration.how})`);
+  return { ...measured, smallYoungGeneration: { ...smallYoungGeneration, flags: SMALL_YOUNG_GENERATION } };
 }

@@ -144,10 +144,21 @@ export function pacedNeeds(rate: number, lyceum: { p50: number; p99: number; cpu
   return `${one} Even the floor's p99 is ${floor.p99.toFixed(2)} ms at the same load on this machine, where the load generator shares the two cores with the server: what would meet it is less CPU per request than the floor's, which does only the read's own work.`;
 }
 
-/** A missed memory budget: Lyceum's and the floor's RSS right after start and after issuing tokens (MB). */
-export function memoryNeeds(limit: number, lyceum: { rss: number; atStart: number }, floor: { rss: number; atStart: number }): string {
+/**
+ * A missed memory budget: Lyceum's and the floor's RSS right after start and
+ * after issuing tokens (MB), and Lyceum's with V8's young generation capped.
+ */
+export function memoryNeeds(
+  limit: number,
+  lyceum: { rss: number; atStart: number; grantsPerSecond: number },
+  floor: { rss: number; atStart: number },
+  small?: { flags: string; rss: number; grantsPerSecond: number },
+): string {
   const mb = (x: number) => `${x.toFixed(0)} MB`;
   const growth = `The floor, issuing as many tokens with nothing but Fastify and better-sqlite3, grows from ${mb(floor.atStart)} right after start to ${mb(floor.rss)}: what the V8 heap and SQLite's page cache grow to under a sustained load of refresh grants, and keep. Lyceum grows from ${mb(lyceum.atStart)} (its code and plugins: ${mb(lyceum.atStart - floor.atStart)} more than the floor's) to ${mb(lyceum.rss)}.`;
-  if (floor.rss <= limit) return `${growth} Within reach: Lyceum needs ${mb(lyceum.rss - limit)} less.`;
-  return `${growth} Even the floor ends ${mb(floor.rss - limit)} over the budget, so what would meet it is not less work but a smaller heap: a cap on V8's heap (node --max-old-space-size, --max-semi-space-size) that trades garbage-collection time for memory.`;
+  const capped = small
+    ? ` With V8's young generation capped (NODE_OPTIONS=${small.flags}), Lyceum ends at ${mb(small.rss)} after the same load, at ${small.grantsPerSecond.toFixed(0)} grants/s against ${lyceum.grantsPerSecond.toFixed(0)} without the cap: ${small.rss <= limit ? 'within the budget' : `still ${mb(small.rss - limit)} over`}.`
+    : '';
+  if (floor.rss <= limit) return `${growth} Within reach: Lyceum needs ${mb(lyceum.rss - limit)} less.${capped}`;
+  return `${growth} Even the floor ends ${mb(floor.rss - limit)} over the budget, so what would meet it is not less work but a smaller heap.${capped}`;
 }

@@ -164,7 +164,12 @@ export function writeReport(file: string, r: Report): void {
   const memory = r.stores.flatMap(({ kind, run: { memory } }) => {
     if (!memory) return [];
     const line = (who: string, m: MemoryFigure) => `- ${kind}, ${who}: ${f0(m.rss)} MB after ${m.tokens.toLocaleString('en')} issued tokens (${m.how})`;
-    return [line('Lyceum', memory.lyceum), ...(memory.floor ? [line('floor (the same refresh grants on bench/floor-server.ts)', memory.floor)] : [])];
+    const small = memory.smallYoungGeneration;
+    return [
+      line('Lyceum', memory.lyceum),
+      ...(memory.floor ? [line('floor (the same refresh grants on bench/floor-server.ts)', memory.floor)] : []),
+      ...(small ? [line(`Lyceum with NODE_OPTIONS=${small.flags} (a fresh store, the same load)`, small)] : []),
+    ];
   });
   const text = `# Benchmarks
 
@@ -259,7 +264,7 @@ ${needsSection(r)}
 First 200 answer after spawning the server on an existing database (the scale test's, with its tokens):
 ${startup.join('\n') || '- not measured'}
 
-Resident memory after issuing tokens with refresh grants at ${r.settings.connections} connections, Lyceum on a fresh store, then the floor on the same database issuing as many again:
+Resident memory after issuing tokens with refresh grants at ${r.settings.connections} connections, Lyceum on a fresh store, then the floor on the same database issuing as many again, then Lyceum on another fresh store with V8's young generation capped:
 ${memory.join('\n') || '- not measured'}
 ${r.notes.length ? `\n## Notes from the run\n\n${r.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
   writeFileSync(file, text);
