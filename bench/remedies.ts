@@ -82,6 +82,11 @@ function outOfReach(id: string, room: number, rest: number, sum: number | undefi
   const why = WHY[id];
   if (!why) return '';
   const scale = `against the ${format(room)} the target leaves`;
+  // Timed alone, after the floor's runs, the pieces can cost more than the floor's whole extra
+  // when the database answered slower then (a busy disk): the split is then unknown.
+  if (sum !== undefined && rest < 0) {
+    return `${why.keep} Timed alone after the floor's runs, the pieces cost more than the floor's whole extra (the database answered slower then), so this run does not tell whether they or the rest would have to go.`;
+  }
   if (sum === undefined || rest > room) {
     const alone = sum === undefined ? `Its other work beyond the bare route's costs ${format(rest)}` : `Even without those pieces the floor would miss it: its other work beyond the bare route's costs ${format(rest)}`;
     const http = `${alone} ${scale} (a larger request and answer with Lyceum's response headers, and garbage collection). What would meet it is an HTTP stack cheaper than Node's with Fastify on this machine.`;

@@ -24,11 +24,11 @@ const WORK: WorkCosts = {
   rs256Signature: 350,
 };
 
-function figures(rounds: Map<string, RatioRound[]>, flows: Map<string, LoadResult>): RunFigures {
+function figures(rounds: Map<string, RatioRound[]>, flows: Map<string, LoadResult>, work: WorkCosts = WORK): RunFigures {
   return {
     bare: new Map(),
     argon2: { sequential: 50, best: 100, bestConcurrency: 4 },
-    sqlite: { results: flows, rounds, work: WORK },
+    sqlite: { results: flows, rounds, work },
     pacedRate: 1000,
     connections: 50,
   };
@@ -53,6 +53,15 @@ describe('what a missed budget needs', () => {
     expect(v.needs).toContain('The floor spends 170 µs more than the bare route');
     expect(v.needs).toContain("Even without those pieces the floor would miss it: its other work beyond the bare route's costs 148 µs against the 70 µs the target leaves");
     expect(v.needs).not.toContain('group commit');
+  });
+
+  it('pieces that cost more alone than the whole floor: no split is claimed', () => {
+    // The floor spends 120 µs over the bare route, its INSERT timed alone 259 µs.
+    const slowWrites = { ...WORK, oneRowCommit: 259 };
+    const v = judge(figures(new Map([['registration', [round(30, 300, 150)]]]), new Map(), slowWrites)).find((x) => x.label.startsWith('Registration'))!;
+    expect(v.met).toBe(false);
+    expect(v.needs).toContain('the pieces cost more than the floor\'s whole extra');
+    expect(v.needs).not.toMatch(/-\d+ µs/);
   });
 
   it('within reach: how much CPU Lyceum has to shed', () => {
