@@ -7,7 +7,8 @@ import { referenceServerFile, type ReferenceServer } from './reference-build.ts'
 async function start(name: ReferenceServer, readyPath: string, dir: string, env: Record<string, string> = {}): Promise<Spawned> {
   const port = await freePort();
   return spawnServer({
-    args: [referenceServerFile(name)],
+    // BENCH_CPU_PROFILE=<dir>: as Lyceum's servers (bench/lyceum-server.ts), each reference server writes a V8 CPU profile there.
+    args: [...(process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : []), referenceServerFile(name)],
     env: { ...env, PORT: String(port) },
     port,
     readyPath,
