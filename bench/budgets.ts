@@ -203,7 +203,7 @@ export function judge(f: RunFigures): Verdict[] {
         ? {
             floor: `floor: p99 ${ms(fp.p99)} (p50 ${ms(fp.p50)}) at the same paced load: ${reach(fp.p99 <= 10)}`,
             ...(p ? { vsFloor: `Lyceum: p99 ${p.p99 <= fp.p99 ? 'no higher than' : `${ms(p.p99 - fp.p99)} above`} the floor's (CPU ${us(p)} vs ${us(fp)}/req)` } : {}),
-            ...(p && p.p99 > 10 ? { needs: pacedNeeds(f.pacedRate, { p50: p.p50, p99: p.p99, cpu: p.cpuPerUnit }, { p50: fp.p50, p99: fp.p99, cpu: fp.cpuPerUnit }) } : {}),
+            ...(p && p.p99 > 10 ? { needs: pacedNeeds(f.pacedRate, p, fp) } : {}),
           }
         : {}),
     });

@@ -7,10 +7,12 @@
  * give up, and why Lyceum does not.
  */
 import type { WorkCosts } from './budgets.ts';
+import type { LoadResult } from './load.ts';
 
 type Piece = keyof WorkCosts;
 
-const PIECE_NAMES: Record<Piece, string> = {
+/** The pieces as the report names them. */
+export const PIECE_NAMES: Record<Piece, string> = {
   sha256: 'SHA-256 of the token',
   tokenRow: 'the token row',
   userRow: 'the user row',
@@ -96,7 +98,7 @@ function outOfReach(id: string, room: number, rest: number, sum: number | undefi
 }
 
 const us = (x: number) => `${x.toFixed(0)} µs`;
-const msOf = (x: number) => `${(x / 1000).toFixed(1)} ms`;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 /** The pieces of `of`, their costs alone, and their sum (µs), from the run's work costs. */
 function pieces(of: string, work: WorkCosts | undefined, format: (x: number) => string): { text: string; sum: number } | undefined {
@@ -130,21 +132,22 @@ export function flowNeeds(argon2Ms: number, cpu: { floor: number; lyceum: number
   const allowed = argon2Ms / 0.8;
   const room = allowed - argon2Ms;
   const extra = cpu.floor - argon2Ms;
-  const msFormat = (x: number) => `${x.toFixed(1)} ms`;
   const work_ = pieces('flow', work, us);
-  const head = `The target allows about ${msFormat(allowed)} of server CPU per flow (one verification's ${msFormat(argon2Ms)} / 0.8): ${msFormat(room)} besides argon2id. The floor spends ${msFormat(extra)} besides it${work_ ? `; its pieces besides argon2id: ${work_.text} (${msOf(work_.sum)})` : ''}.`;
-  if (floorMeets) return `${head} Within reach: Lyceum spends ${msFormat(cpu.lyceum - cpu.floor)} per flow more than the floor; the target needs ${msFormat(Math.max(0, cpu.lyceum - allowed))} less.`;
-  return `${head} ${outOfReach('flow', room, extra - (work_ ? work_.sum / 1000 : 0), work_ ? work_.sum / 1000 : undefined, msFormat)}`;
+  const head = `The target allows about ${ms(allowed)} of server CPU per flow (one verification's ${ms(argon2Ms)} / 0.8): ${ms(room)} besides argon2id. The floor spends ${ms(extra)} besides it${work_ ? `; its pieces besides argon2id: ${work_.text} (${ms(work_.sum / 1000)})` : ''}.`;
+  if (floorMeets) return `${head} Within reach: Lyceum spends ${ms(cpu.lyceum - cpu.floor)} per flow more than the floor; the target needs ${ms(Math.max(0, cpu.lyceum - allowed))} less.`;
+  return `${head} ${outOfReach('flow', room, extra - (work_ ? work_.sum / 1000 : 0), work_ ? work_.sum / 1000 : undefined, ms)}`;
 }
 
 /**
  * A missed paced p99: Lyceum's and the floor's answers to the same steady
  * load (p50 and p99 in ms, CPU per request in ms), at `rate` per second.
  */
-export function pacedNeeds(rate: number, lyceum: { p50: number; p99: number; cpu: number }, floor: { p50: number; p99: number; cpu: number }): string {
+type PacedLoad = Pick<LoadResult, 'p50' | 'p99' | 'cpuPerUnit'>;
+
+export function pacedNeeds(rate: number, lyceum: PacedLoad, floor: PacedLoad): string {
   // The share of one core the requests keep busy: rate × CPU per request.
   const busy = (cpu: number) => `${((rate * cpu) / 10).toFixed(0)} %`;
-  const one = `A request alone takes about ${lyceum.p50.toFixed(2)} ms (p50); the p99 is the wait behind other requests and garbage collection. At ${rate} req/s Lyceum's ${(lyceum.cpu * 1000).toFixed(0)} µs per request keep one core ${busy(lyceum.cpu)} busy, the floor's ${(floor.cpu * 1000).toFixed(0)} µs ${busy(floor.cpu)}.`;
+  const one = `A request alone takes about ${lyceum.p50.toFixed(2)} ms (p50); the p99 is the wait behind other requests and garbage collection. At ${rate} req/s Lyceum's ${(lyceum.cpuPerUnit * 1000).toFixed(0)} µs per request keep one core ${busy(lyceum.cpuPerUnit)} busy, the floor's ${(floor.cpuPerUnit * 1000).toFixed(0)} µs ${busy(floor.cpuPerUnit)}.`;
   if (floor.p99 <= 10) return `${one} Within reach: the floor's p99 is ${floor.p99.toFixed(2)} ms at the same load; what would meet it is Lyceum's CPU per request nearer the floor's.`;
   return `${one} Even the floor's p99 is ${floor.p99.toFixed(2)} ms at the same load on this machine, where the load generator shares the two cores with the server: what would meet it is less CPU per request than the floor's, which does only the read's own work.`;
 }

@@ -4,8 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { secondsList, type MemoryFigure, type StoreRun, type Verdict } from './budgets.ts';
+import { secondsList, type MemoryFigure, type StoreRun, type Verdict, type WorkCosts } from './budgets.ts';
 import type { LoadResult } from './load.ts';
+import { PIECE_NAMES } from './remedies.ts';
 import type { Options } from './options.ts';
 import type { Scenario } from './scenarios.ts';
 
@@ -142,7 +143,7 @@ function needsSection(r: Report): string {
   const work = r.stores.find((s) => s.kind === 'sqlite')?.run.work;
   const pieces = work
     ? `The pieces of the floors' work were each timed alone, in a loop in one process on the run's database (bench/work-costs.ts): ${Object.entries(work)
-        .map(([k, v]) => `${k} ${f1(v)} µs`)
+        .map(([k, v]) => `${PIECE_NAMES[k as keyof WorkCosts]} ${f1(v)} µs`)
         .join(', ')}.`
     : 'The pieces of the floors\' work were not timed in this run.';
   return `

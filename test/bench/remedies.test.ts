@@ -92,10 +92,10 @@ describe('what a missed budget needs', () => {
 
   it('a missed paced p99: how busy the requests keep a core, and whether the floor meets it', () => {
     // 1000 req/s at 0.6 ms each: 60 % of a core; the floor at 0.4 ms: 40 %.
-    const within = pacedNeeds(1000, { p50: 1.2, p99: 14, cpu: 0.6 }, { p50: 0.8, p99: 6, cpu: 0.4 });
+    const within = pacedNeeds(1000, { p50: 1.2, p99: 14, cpuPerUnit: 0.6 }, { p50: 0.8, p99: 6, cpuPerUnit: 0.4 });
     expect(within).toContain("Lyceum's 600 µs per request keep one core 60 % busy, the floor's 400 µs 40 %");
     expect(within).toContain("Within reach: the floor's p99 is 6.00 ms");
-    expect(pacedNeeds(1000, { p50: 1.2, p99: 14, cpu: 0.6 }, { p50: 0.8, p99: 12, cpu: 0.4 })).toContain("Even the floor's p99 is 12.00 ms");
+    expect(pacedNeeds(1000, { p50: 1.2, p99: 14, cpuPerUnit: 0.6 }, { p50: 0.8, p99: 12, cpuPerUnit: 0.4 })).toContain("Even the floor's p99 is 12.00 ms");
   });
 
   it('a missed memory budget: what the floor grows to, and Lyceum beside it', () => {
