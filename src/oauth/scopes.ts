@@ -76,6 +76,25 @@ export function parseScope(raw: string): { scopes: Scope[]; unknown: string[] } 
   return { scopes, unknown };
 }
 
+/** Distinct stored scope strings remembered by grantedScopes; a grant's string repeats on every request. */
+const GRANTED_SETS_KEPT = 256;
+const grantedSets = new Map<string, ReadonlySet<Scope>>();
+
+/**
+ * The known scopes of a stored scope string (a token's or a grant's), as a set.
+ * Each bearer request asks this of its token; the answer for a string never
+ * changes, so it is kept (a bounded number of strings).
+ */
+export function grantedScopes(raw: string): ReadonlySet<Scope> {
+  let set = grantedSets.get(raw);
+  if (!set) {
+    set = new Set(parseScope(raw).scopes);
+    if (grantedSets.size >= GRANTED_SETS_KEPT) grantedSets.delete(grantedSets.keys().next().value!);
+    grantedSets.set(raw, set);
+  }
+  return set;
+}
+
 /** Scopes in registry order, space-joined: the canonical form stored and returned. */
 export function formatScope(scopes: Iterable<string>): string {
   const set = new Set(scopes);

@@ -1,13 +1,13 @@
 import type { Store, Token } from '../store/types.ts';
 import { OAuthError } from '../oauth/errors.ts';
-import { parseScope, type Scope } from '../oauth/scopes.ts';
+import { grantedScopes, type Scope } from '../oauth/scopes.ts';
 import { sha256 } from '../oauth/tokens/secrets.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
 
 /** Who is calling, as the guard decided. */
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'token'; token: Token; scopes: Set<Scope>; userId: string; clientId: string };
+  | { kind: 'token'; token: Token; scopes: ReadonlySet<Scope>; userId: string; clientId: string };
 
 export interface GuardInput {
   /** The Authorization header, as received. */
@@ -90,7 +90,7 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
   if (token.resource !== null && token.resource !== resourceIdentifier(ctx.issuer, input.resource)) {
     throw invalidToken(ctx, input.resource, `The access token was issued for ${token.resource}`);
   }
-  const scopes = new Set(parseScope(token.scope).scopes);
+  const scopes = grantedScopes(token.scope);
   if (!input.publicView && !input.required.every((s) => scopes.has(s))) throw insufficientScope(ctx, input.resource, input.required);
   return { kind: 'token', token, scopes, userId: token.userId, clientId: token.clientId };
 }

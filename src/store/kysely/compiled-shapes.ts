@@ -1,4 +1,5 @@
 import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
+import { readFirst } from './direct-reads.ts';
 import type { Database } from './schema.ts';
 
 /** Query shapes kept compiled; beyond this the least recently used is dropped (filters vary). */
@@ -28,24 +29,35 @@ export function compiledShapes() {
     if (hit) {
       cache.delete(shape);
     } else {
-      const query = build(slot).compile();
-      const sources = query.parameters.map((p): Source => {
-        const m = typeof p === 'string' ? SLOT.exec(p) : null;
-        return m ? { value: Number(m[1]) } : { constant: p };
-      });
-      hit = { query, sources };
+      hit = compileShape(build);
       if (cache.size >= SHAPE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
     cache.set(shape, hit);
-    const { query, sources } = hit;
-    return { ...query, parameters: sources.map((s) => ('value' in s ? values[s.value] : s.constant)) };
+    return withValues(hit, values);
   };
 }
 
-/** One query shape compiled once: the compiled query for each call's values. */
+/** `build`'s query compiled with placeholders, and where each of its parameters comes from. */
+function compileShape(build: (value: (i: number) => unknown) => Compilable<unknown>): { query: CompiledQuery; sources: Source[] } {
+  const query = build(slot).compile();
+  const sources = query.parameters.map((p): Source => {
+    const m = typeof p === 'string' ? SLOT.exec(p) : null;
+    return m ? { value: Number(m[1]) } : { constant: p };
+  });
+  return { query, sources };
+}
+
+function withValues({ query, sources }: { query: CompiledQuery; sources: Source[] }, values: readonly unknown[]): CompiledQuery {
+  return { ...query, parameters: sources.map((s) => ('value' in s ? values[s.value] : s.constant)) };
+}
+
+/** One query shape compiled once (on first use): the compiled query for each call's values. */
 export function compiledOnce(build: (value: (i: number) => unknown) => Compilable<unknown>): (values: readonly unknown[]) => CompiledQuery {
-  const compile = compiledShapes();
-  return (values) => compile('', values, build);
+  let compiled: { query: CompiledQuery; sources: Source[] } | undefined;
+  return (values) => {
+    compiled ??= compileShape(build);
+    return withValues(compiled, values);
+  };
 }
 
 /**
@@ -58,7 +70,7 @@ export function compiledLookup<Row>(
   build: (value: (i: number) => unknown) => Compilable<Row>,
 ): (...values: unknown[]) => Promise<Row | undefined> {
   const query = compiledOnce(build);
-  return async (...values) => (await db.executeQuery<Row>(query(values))).rows[0];
+  return (...values) => readFirst<Row>(db, query(values));
 }
 
 /**

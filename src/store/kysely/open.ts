@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, sql, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
 import type pg from 'pg';
 import type { Config } from '../../config/index.ts';
@@ -16,6 +16,7 @@ import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
 import { kyselyFileStore, kyselySettingsStore } from './settings-files.ts';
 import { kyselySigningKeyStore } from './signing-keys.ts';
+import { sqliteKysely } from './sqlite-kysely.ts';
 import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
 
@@ -27,36 +28,6 @@ const pgTypes = (types: typeof pg.types) => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID ? (v: string) => Number(v) : types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 });
-
-/** Statements kept prepared; beyond this the least recently used is finalized (dynamic queries vary). */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * better-sqlite3 with its prepared statements reused: Kysely prepares every
- * query it runs, and preparing costs as much as running a primary-key
- * lookup. Safe because better-sqlite3 runs each statement to completion
- * synchronously (nothing here streams with iterate()).
- */
-function withStatementCache(sqlite: SQLite.Database, onClose: () => void): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => {
-      onClose();
-      sqlite.close();
-    },
-    prepare(sql: string) {
-      let stmt = cache.get(sql);
-      if (stmt) {
-        cache.delete(sql);
-      } else {
-        stmt = sqlite.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sql, stmt);
-      return stmt;
-    },
-  };
-}
 
 /** The server's database, and where the background purge runs its statements. */
 interface Opened {
@@ -83,7 +54,7 @@ function openSqlite(file: string): Opened {
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
   const thread = file === ':memory:' ? undefined : startMaintenanceThread(sqlite, file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, thread?.stop ?? (() => {})) }) });
+  const db = sqliteKysely(sqlite, thread?.stop ?? (() => {}));
   return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db };
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { DuplicateError, type Condition, type ListQuery, type RecordStore, type Row } from '../types.ts';
 import { compiledShapes } from './compiled-shapes.ts';
+import { readRows } from './direct-reads.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
 /* Table and column names come from the area declarations, never from requests. */
@@ -71,14 +72,14 @@ export function kyselyRecordStore(db: AnyDb): RecordStore {
   return {
     async list(table, q) {
       const { shape, values } = listShape(table, q);
-      const { rows } = await db.executeQuery<Row>(compile(shape, values, (value) => listQuery(db, table, q, value)));
+      const rows = await readRows<Row>(db, compile(shape, values, (value) => listQuery(db, table, q, value)));
       const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const last = page[page.length - 1];
       return { rows: page, ...(more && last ? { next: [last[q.sort], String(last.id)] as [unknown, string] } : {}) };
     },
     async get(table, id) {
-      return (await db.executeQuery<Row>(compile(JSON.stringify([table]), [id], (value) => db.selectFrom(table).selectAll().where('id', '=', value(0))))).rows[0];
+      return (await readRows<Row>(db, compile(JSON.stringify([table]), [id], (value) => db.selectFrom(table).selectAll().where('id', '=', value(0)))))[0];
     },
     async insert(table, row) {
       try {
