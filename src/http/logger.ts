@@ -11,17 +11,25 @@ export interface AppLogger {
   flush(): Promise<void>;
 }
 
+/** Lines are written once this many bytes are waiting (sonic-boom's minLength)... */
+const WRITE_AT_BYTES = 4096;
+/** ...or this many milliseconds after the previous write, whichever comes first. */
+const WRITE_EVERY_MS = 250;
+
 /**
  * JSON lines on stdout, one per request, with the request serializer that
- * keeps credentials out. The destination writes asynchronously: lines that
- * arrive while a write is in flight go out together with the next write,
- * instead of one blocking write(2) per line (pino's default for stdout),
- * which cost a small request more than anything but its own socket write.
- * The app flushes on close; pino flushes when the process exits.
+ * keeps credentials out. The destination writes asynchronously and in
+ * batches: a write goes out once 4 KB of lines wait, and every 250 ms
+ * otherwise. One blocking write(2) per line (pino's default for stdout) cost
+ * a small request more than anything but its own socket write; one
+ * asynchronous write per line, at a steady load below saturation, a hand-off
+ * to libuv's thread pool for every request (UserInfo at 1000 req/s: about
+ * 100 µs of CPU per request). The app flushes on close; pino flushes when
+ * the process exits.
  */
 export function appLogger(level: Config['logLevel']): AppLogger {
   if (level === 'silent') return { options: false, flush: async () => {} };
-  const stream = pino.destination({ dest: 1, sync: false });
+  const stream = pino.destination({ dest: 1, sync: false, minLength: WRITE_AT_BYTES, periodicFlush: WRITE_EVERY_MS });
   return {
     options: { level, serializers: { req: serializeRequest }, stream },
     flush: () => new Promise((resolve) => stream.flush(() => resolve())),

@@ -67,6 +67,23 @@ describe('request log', () => {
     expect(raw).not.toContain('not-a-real-token');
   }, 90_000);
 
+  it('writes a request\'s line within a second while the server keeps running, not only when it stops', async () => {
+    const port = await freePort();
+    const file = join(mkdtempSync(join(tmpdir(), 'lyceum-log-')), 'lyceum.sqlite');
+    const server = await spawnServe({ LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });
+    try {
+      await (await fetch(`http://127.0.0.1:${port}/api/v1/courses?limit=1`)).arrayBuffer();
+      const sent = Date.now();
+      // One short line is far below the batch size: only the periodic write brings it out.
+      while (!server.stdout().includes('"url":"/api/v1/courses?limit=1"') && Date.now() - sent < 1000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(server.stdout()).toContain('"url":"/api/v1/courses?limit=1"');
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 90_000);
+
   it('at debug: the public documents are logged too', async () => {
     const { lines } = await serveAndLog('debug', [{ path: '/.well-known/openid-configuration' }, { path: '/auth.md' }]);
     expect(urls(lines)).toEqual(['GET /.well-known/openid-configuration 200', 'GET /auth.md 200']);
