@@ -1,3 +1,5 @@
+import { boundedCache } from '../util/bounded-cache.ts';
+
 /**
  * The 38 scopes of the access contract (spec/access-api.md, "Scopes"), in its
  * order, with the plain words the consent page shows. Discovery, consent,
@@ -78,7 +80,8 @@ export function parseScope(raw: string): { scopes: Scope[]; unknown: string[] } 
 
 /** Distinct stored scope strings remembered by grantedScopes; a grant's string repeats on every request. */
 const GRANTED_SETS_KEPT = 256;
-const grantedSets = new Map<string, ReadonlySet<Scope>>();
+const grantedSets = boundedCache<string, ReadonlySet<Scope>>(GRANTED_SETS_KEPT);
+const toScopeSet = (raw: string): ReadonlySet<Scope> => new Set(parseScope(raw).scopes);
 
 /**
  * The known scopes of a stored scope string (a token's or a grant's), as a set.
@@ -86,13 +89,7 @@ const grantedSets = new Map<string, ReadonlySet<Scope>>();
  * changes, so it is kept (a bounded number of strings).
  */
 export function grantedScopes(raw: string): ReadonlySet<Scope> {
-  let set = grantedSets.get(raw);
-  if (!set) {
-    set = new Set(parseScope(raw).scopes);
-    if (grantedSets.size >= GRANTED_SETS_KEPT) grantedSets.delete(grantedSets.keys().next().value!);
-    grantedSets.set(raw, set);
-  }
-  return set;
+  return grantedSets(raw, toScopeSet);
 }
 
 /** Scopes in registry order, space-joined: the canonical form stored and returned. */

@@ -1,8 +1,9 @@
 import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
+import { boundedCache } from '../../util/bounded-cache.ts';
 import { readFirst } from './direct-reads.ts';
 import type { Database } from './schema.ts';
 
-/** Query shapes kept compiled; beyond this the least recently used is dropped (filters vary). */
+/** Query shapes kept compiled; beyond this the oldest is dropped (filters vary). */
 const SHAPE_CACHE_SIZE = 200;
 
 /** The placeholder of the i-th value while a shape is built: no query holds it as a constant. */
@@ -11,6 +12,12 @@ const SLOT = /^\u0000slot(\d+)\u0000$/;
 
 /** Where each compiled parameter comes from: the call's i-th value, or a constant of the query. */
 type Source = { value: number } | { constant: unknown };
+
+/** A query compiled with placeholders, and where each of its parameters comes from. */
+interface CompiledShape {
+  query: CompiledQuery;
+  sources: Source[];
+}
 
 /**
  * Queries compiled once per shape, for reads whose structure repeats while
@@ -23,22 +30,14 @@ type Source = { value: number } | { constant: unknown };
  * besides the values (the same shape always builds the same SQL).
  */
 export function compiledShapes() {
-  const cache = new Map<string, { query: CompiledQuery; sources: Source[] }>();
+  const compiled = boundedCache<string, CompiledShape>(SHAPE_CACHE_SIZE);
   return function compile(shape: string, values: readonly unknown[], build: (value: (i: number) => unknown) => Compilable<unknown>): CompiledQuery {
-    let hit = cache.get(shape);
-    if (hit) {
-      cache.delete(shape);
-    } else {
-      hit = compileShape(build);
-      if (cache.size >= SHAPE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(shape, hit);
-    return withValues(hit, values);
+    return withValues(compiled(shape, () => compileShape(build)), values);
   };
 }
 
 /** `build`'s query compiled with placeholders, and where each of its parameters comes from. */
-function compileShape(build: (value: (i: number) => unknown) => Compilable<unknown>): { query: CompiledQuery; sources: Source[] } {
+function compileShape(build: (value: (i: number) => unknown) => Compilable<unknown>): CompiledShape {
   const query = build(slot).compile();
   const sources = query.parameters.map((p): Source => {
     const m = typeof p === 'string' ? SLOT.exec(p) : null;
@@ -47,13 +46,13 @@ function compileShape(build: (value: (i: number) => unknown) => Compilable<unkno
   return { query, sources };
 }
 
-function withValues({ query, sources }: { query: CompiledQuery; sources: Source[] }, values: readonly unknown[]): CompiledQuery {
+function withValues({ query, sources }: CompiledShape, values: readonly unknown[]): CompiledQuery {
   return { ...query, parameters: sources.map((s) => ('value' in s ? values[s.value] : s.constant)) };
 }
 
 /** One query shape compiled once (on first use): the compiled query for each call's values. */
 export function compiledOnce(build: (value: (i: number) => unknown) => Compilable<unknown>): (values: readonly unknown[]) => CompiledQuery {
-  let compiled: { query: CompiledQuery; sources: Source[] } | undefined;
+  let compiled: CompiledShape | undefined;
   return (values) => {
     compiled ??= compileShape(build);
     return withValues(compiled, values);

@@ -1,13 +1,10 @@
 import type SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { boundedCache } from '../../util/bounded-cache.ts';
 import { registerDirectReads } from './direct-reads.ts';
 import type { Database } from './schema.ts';
 
-/**
- * Statements kept prepared; beyond this the oldest is dropped (dynamic queries vary). Oldest, not
- * least recently used: reordering the cache on every hit cost more than preparing a statement
- * again now and then.
- */
+/** Statements kept prepared; beyond this the oldest is dropped (dynamic queries vary). */
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
@@ -17,21 +14,14 @@ const STATEMENT_CACHE_SIZE = 500;
  * synchronously (nothing here streams with iterate()).
  */
 function withStatementCache(sqlite: SQLite.Database, onClose: () => void): { close(): void; prepare(sql: string): SQLite.Statement } {
-  const cache = new Map<string, SQLite.Statement>();
+  const prepared = boundedCache<string, SQLite.Statement>(STATEMENT_CACHE_SIZE);
+  const prepare = (sql: string) => sqlite.prepare(sql);
   return {
     close: () => {
       onClose();
       sqlite.close();
     },
-    prepare(sql: string) {
-      let stmt = cache.get(sql);
-      if (!stmt) {
-        stmt = sqlite.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(sql, stmt);
-      }
-      return stmt;
-    },
+    prepare: (sql: string) => prepared(sql, prepare),
   };
 }
 
@@ -45,15 +35,16 @@ export function sqliteKysely(sqlite: SQLite.Database, onClose: () => void = () =
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   // A Kysely transaction holds this one connection across awaits: a read from outside it goes
   // through the executor, which waits for the connection's lock, so it never sees uncommitted rows.
-  const reader = (sql: string) => (sqlite.inTransaction ? undefined : statements.prepare(sql));
+  const reader = (sql: string) => {
+    if (sqlite.inTransaction) return undefined;
+    const stmt = statements.prepare(sql);
+    return stmt.reader ? stmt : undefined;
+  };
   registerDirectReads(db, {
-    rows: ({ sql, parameters }) => {
-      const stmt = reader(sql);
-      return stmt?.reader ? stmt.all(parameters) : undefined;
-    },
+    rows: ({ sql, parameters }) => reader(sql)?.all(parameters),
     first: ({ sql, parameters }) => {
       const stmt = reader(sql);
-      return stmt?.reader ? (stmt.get(parameters) ?? null) : undefined;
+      return stmt && (stmt.get(parameters) ?? null);
     },
   });
   return db;
