@@ -4,18 +4,18 @@
  * idle, to top up the refresh chains), each scenario checked against
  * Lyceum's answer first, then measured like the Lyceum ones; then the ratio
  * budgets' alternating rounds (bench/ratio-rounds.ts) and the reads at the
- * paced rate (the same requests: the floor serves Lyceum's paths); then, with the floor
- * stopped, what each piece of that work costs alone (bench/work-costs.ts).
+ * paced rate, Lyceum's and the floor's in alternating rounds (the same
+ * requests: the floor serves Lyceum's paths); then, with the floor stopped,
+ * what each piece of that work costs alone (bench/work-costs.ts).
  */
 import { join } from 'node:path';
 import { startFloor } from './bare.ts';
 import type { RatioRound, WorkCosts } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
-import type { LoadResult } from './load.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { measure, type Outcome } from './measure.ts';
-import { benchPaced } from './paced.ts';
+import { benchPaced, type PacedRounds } from './paced.ts';
 import type { Options } from './options.ts';
 import { cpuMs, runNode } from './processes.ts';
 import { ratioRounds, selectedRatioBudgets } from './ratio-rounds.ts';
@@ -26,13 +26,20 @@ export async function benchFloor(
   lyceum: LyceumServer,
   ctx: ServerContext,
   logDir: string,
-): Promise<{ results: Map<string, Outcome>; rounds: Map<string, RatioRound[]>; paced?: Map<string, LoadResult>; work?: WorkCosts; notes: string[] }> {
+): Promise<{
+  results: Map<string, Outcome>;
+  rounds: Map<string, RatioRound[]>;
+  /** The paced reads' rounds, Lyceum's and the floor's, when the floor ran. */
+  paced?: { lyceum: Map<string, PacedRounds>; floor: Map<string, PacedRounds> };
+  work?: WorkCosts;
+  notes: string[];
+}> {
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   if (selected.length === 0 && selectedRatioBudgets(opts).length === 0) return { results, rounds: new Map(), notes };
   let rounds: Map<string, RatioRound[]>;
-  let paced: Map<string, LoadResult>;
+  let paced: { lyceum: Map<string, PacedRounds>; floor: Map<string, PacedRounds> };
   const floor = await startFloor(logDir, lyceum);
   console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
   try {
@@ -48,8 +55,9 @@ export async function benchFloor(
     }
     // Then the ratio budgets side by side with their bare route and their floor.
     rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
-    // The paced reads' floor: what a caller waits at the same steady rate when only the work is done.
-    paced = await benchPaced(LYCEUM_SCENARIOS, opts, floor, ctx, 'sqlite floor:');
+    // The paced reads beside their floor: what a caller waits at the same steady rate when only the work is done.
+    const [lyceumPaced, floorPaced] = await benchPaced(LYCEUM_SCENARIOS, opts, [{ tag: 'sqlite', server: lyceum }, { tag: 'sqlite floor:', server: floor }], ctx);
+    paced = { lyceum: lyceumPaced!, floor: floorPaced! };
   } finally {
     await floor.stop();
   }

@@ -12,8 +12,11 @@ export interface Options {
   scaleTokens: [number, number];
   /** Expired tokens the purge scenario deletes. */
   expiredTokens: number;
-  /** The paced load of the latency figures: requests per second, over this many connections. */
-  paced: { rate: number; connections: number };
+  /**
+   * The paced load of the latency figures: requests per second, over this many connections, in this
+   * many rounds (bench/paced.ts) of `seconds` each after `warmup` seconds.
+   */
+  paced: { rate: number; connections: number; rounds: number; seconds: number; warmup: number };
   /** The ratio budgets' alternating rounds (bench/ratio-rounds.ts): how many, and seconds measured (after a warm-up) per leg. */
   rounds: { count: number; seconds: number; warmup: number };
   /** Alternating rounds of the small and the large store (bench/scale.ts), each measured like a round above. */
@@ -62,7 +65,7 @@ export function parseOptions(argv: string[]): Options {
     warmup: flags.has('warmup') ? Number(flags.get('warmup')) : smoke ? 0 : 2,
     scaleTokens: smoke ? [1000, 20_000] : [1000, 1_000_000],
     expiredTokens: smoke ? 20_000 : 300_000,
-    paced: smoke ? { rate: 100, connections: 2 } : { rate: 1000, connections: 10 },
+    paced: smoke ? { rate: 100, connections: 2, rounds: 1, seconds: 1.5, warmup: 0 } : { rate: 1000, connections: 10, rounds: 5, seconds: 5, warmup: 1 },
     rounds: smoke ? { count: 1, seconds: 1, warmup: 0 } : { count: 3, seconds: 5, warmup: 1 },
     scaleRounds: smoke ? 1 : 5,
     issuedTokens: smoke ? 1000 : 100_000,

@@ -78,7 +78,15 @@ async function main(): Promise<number> {
     if (run.scale) {
       failures.push(...problems(`${kind} scale-small`, run.scale.small, () => false), ...problems(`${kind} scale-large`, run.scale.large, () => false));
     }
-    if (run.purge) failures.push(...problems(`${kind} purge`, run.purge.during, () => false));
+    // Every paced round, Lyceum's and the floor's, the purge's included.
+    const paced: [string, LoadResult[] | undefined][] = [
+      ...[...(run.paced ?? [])].map(([id, rounds]) => [`paced ${id}`, rounds] as [string, LoadResult[]]),
+      ...[...(run.floorPaced ?? [])].map(([id, rounds]) => [`floor paced ${id}`, rounds] as [string, LoadResult[]]),
+      ['purge baseline', run.purge?.baseline],
+      ['purge', run.purge?.during],
+      ['purge after', run.purge?.after],
+    ];
+    for (const [what, rounds] of paced) for (const [i, r] of (rounds ?? []).entries()) failures.push(...problems(`${kind} ${what} round ${i + 1}`, r, () => false));
   }
   const notes = [...stores.flatMap((s) => s.run.notes ?? []), ...failures];
 

@@ -12,7 +12,7 @@ import { startBare } from './bare.ts';
 import type { StoreRun } from './budgets.ts';
 import { countTokens, freshDatabase, insertTokens, userId, type Database, type StoreKind } from './data.ts';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
-import { runPaced } from './paced-load.ts';
+import { pacedRun, type PacedRounds } from './paced.ts';
 import { addBenchUser, BENCH_USER, startLyceum, type LyceumServer } from './lyceum-server.ts';
 import { describe } from './measure.ts';
 import { Browser, obtainTokenSets, registerClient } from './oauth-client.ts';
@@ -99,9 +99,19 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     // Each store's best round stands for it: on a shared machine, interference only ever slows a
     // run down, so the fastest of several is the least disturbed measure of what the server does.
     const best = (runs: LoadResult[]) => runs.reduce((a, b) => (b.rate > a.rate ? b : a));
-    const paced = (x: LyceumServer) => runPaced({ origin: x.url, connections: opts.paced.connections, duration: opts.duration, warmup: opts.warmup, request: largeReader.read, pid: x.pid, rate: opts.paced.rate });
-    const pacedBaseline = await paced(server);
-    console.log(`  ${kind} ${describe(`bearer read, ${largeTokens} live tokens, at ${opts.paced.rate} req/s`, pacedBaseline)}`);
+    // The paced read in rounds (bench/paced.ts): the median p99 stands for each phase.
+    const pacedRounds = async (x: LyceumServer, what: string, each?: (r: LoadResult, from: number, to: number) => void) => {
+      const runs: PacedRounds = [];
+      for (let i = 0; i < opts.paced.rounds; i++) {
+        const from = Date.now() + opts.paced.warmup * 1000;
+        const r = await pacedRun(opts, x, largeReader.read);
+        each?.(r, from, Date.now());
+        console.log(`  ${kind} round ${i + 1}: ${describe(`bearer read, ${what}, at ${opts.paced.rate} req/s`, r)}`);
+        runs.push(r);
+      }
+      return runs;
+    };
+    const pacedBaseline = await pacedRounds(server, `${largeTokens} live tokens`);
     await server.stop();
     server = undefined;
 
@@ -123,36 +133,37 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     started = Date.now();
     await insertTokens(db, opts.expiredTokens, { ...largeReader.rows, expiresAt: Date.now() - 3 * DAY });
     console.log(`  ${kind}: inserted ${opts.expiredTokens} expired tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    // The first purge runs PURGE_INTERVAL_SECONDS after the start: early in the measured window.
-    const interval = Math.max(1, Math.round(opts.warmup + Math.min(2, opts.duration / 4)));
+    // The first purge runs PURGE_INTERVAL_SECONDS after the start: early in the first measured round.
+    const interval = Math.max(1, Math.round(opts.paced.warmup + Math.min(2, opts.paced.seconds / 4)));
     server = await startLyceum(db.url, logDir('purge'), { PURGE_INTERVAL_SECONDS: String(interval) });
-    const windowStart = Date.now() + opts.warmup * 1000;
-    const during = await paced(server);
-    const windowEnd = Date.now();
-    // A large purge outlasts the window (it yields to requests): wait for its log line.
+    const windows: { run: LoadResult; from: number; to: number }[] = [];
+    await pacedRounds(server, 'while the purge runs', (run, from, to) => windows.push({ run, from, to }));
+    // A large purge outlasts the rounds (it yields to requests): wait for its log line.
     let main: PurgeLine | undefined;
     for (const deadline = Date.now() + 180_000; !main && Date.now() < deadline; await sleep(250)) {
       main = purgeLines(server.logFile).find((l) => l.tokens > 0);
     }
     let purged = `${opts.expiredTokens.toLocaleString('en')} expired tokens`;
+    // The rounds that ran during the purge: at least half of each measured window inside it.
+    let during = windows;
     if (!main) notes.push(`${kind}: no purge deleted tokens during the purge scenario (log ${server.logFile})`);
     else {
-      const from = (main.time - main.ms - windowStart) / 1000;
-      const to = (main.time - windowStart) / 1000;
-      const window = (windowEnd - windowStart) / 1000;
-      purged = `${main.tokens.toLocaleString('en')} expired tokens (${(main.ms / 1000).toFixed(1)} s, from ${from.toFixed(1)} s to ${to.toFixed(1)} s of the ${window.toFixed(0)} s window)`;
-      if (from > 0.5 * window || to < 0.5 * window) notes.push(`${kind}: the purge covered less than half of the measured window (${purged})`);
+      const [start, end] = [main.time - main.ms, main.time];
+      const inside = windows.filter((w) => Math.min(end, w.to) - Math.max(start, w.from) >= 0.5 * (w.to - w.from));
+      const at = (t: number) => `${((t - windows[0]!.from) / 1000).toFixed(1)} s`;
+      purged = `${main.tokens.toLocaleString('en')} expired tokens (${(main.ms / 1000).toFixed(1)} s, from ${at(start)} to ${at(end)} after the first round's start; ${inside.length} of ${windows.length} rounds inside it)`;
+      if (inside.length === 0) notes.push(`${kind}: no paced round ran mostly during the purge (${purged}): all are kept`);
+      else during = inside;
     }
-    console.log(`  ${kind} ${describe(`bearer read at ${opts.paced.rate} req/s while purging ${purged}`, during)}`);
+    console.log(`  ${kind}: the purge deleted ${purged}`);
     // The same read on the same server once the purge is done: the read without the purge, minutes
     // nearer to the one during it than the baseline above.
-    const after = main ? await paced(server) : undefined;
-    if (after) console.log(`  ${kind} ${describe(`bearer read at ${opts.paced.rate} req/s right after the purge`, after)}`);
+    const after = main ? await pacedRounds(server, 'right after the purge') : undefined;
     return {
       ...(rounds > 0
         ? { scale: { small: best(smallRuns), large: best(largeRuns), smallTokens, largeTokens, rates: { small: smallRuns.map((r) => r.rate), large: largeRuns.map((r) => r.rate) } } }
         : {}),
-      purge: { liveTokens: largeTokens, baseline: pacedBaseline, during, ...(after ? { after } : {}), purged },
+      purge: { liveTokens: largeTokens, baseline: pacedBaseline, during: during.map((w) => w.run), ...(after ? { after } : {}), purged },
       startupMs,
       bareStartupMs,
       notes,

@@ -1,6 +1,7 @@
 /**
  * Every Lyceum scenario against a fresh server on one store, then (SQLite)
- * the floor scenarios on that server's database, then the scale test and
+ * the floor scenarios on that server's database with the paced reads beside
+ * their floor (without a floor, Lyceum's paced reads alone), then the scale test and
  * (SQLite) the memory figure, each on a server of its own.
  */
 import type { StoreRun } from './budgets.ts';
@@ -23,16 +24,18 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
       if (opts.only && !opts.only.includes(scenario.id)) continue;
       run.results.set(scenario.id, await measure(scenario, opts, server, ctx, kind));
     }
-    run.paced = await benchPaced(LYCEUM_SCENARIOS, opts, server, ctx, kind);
-    // The budgets are the SQLite store's, so is their floor.
+    // The budgets are the SQLite store's, so is their floor; the paced reads run beside it.
     if (kind === 'sqlite') {
       const floor = await benchFloor(opts, server, ctx, logDir);
       for (const [id, r] of floor.results) run.results.set(id, r);
       run.rounds = floor.rounds;
       run.work = floor.work;
-      run.floorPaced = floor.paced;
+      run.paced = floor.paced?.lyceum;
+      run.floorPaced = floor.paced?.floor;
       run.notes = [...(run.notes ?? []), ...floor.notes];
     }
+    // Without a floor (PostgreSQL, or an --only run that starts none): Lyceum's rounds alone.
+    run.paced ??= (await benchPaced(LYCEUM_SCENARIOS, opts, [{ tag: kind, server }], ctx))[0];
   });
   // --only=purge: the purge scenario alone (on the large store, without the rounds and start runs).
   if (opts.only && !opts.only.includes('purge')) return run;
