@@ -3,15 +3,17 @@
  * floor server on the very database of the Lyceum server (which stays up,
  * idle, to top up the refresh chains), each scenario checked against
  * Lyceum's answer first, then measured like the Lyceum ones; then the ratio
- * budgets' alternating rounds (bench/ratio-rounds.ts) and the reads at the
+ * budgets' alternating rounds (bench/ratio-rounds.ts), the flow budgets'
+ * (bench/flow-rounds.ts) and the reads at the
  * paced rate, Lyceum's and the floor's in alternating rounds (the same
  * requests: the floor serves Lyceum's paths); then, with the floor stopped,
  * what each piece of that work costs alone (bench/work-costs.ts).
  */
 import { join } from 'node:path';
 import { startFloor } from './bare.ts';
-import type { RatioRound, WorkCosts } from './budgets.ts';
+import type { FlowRound, RatioRound, WorkCosts } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
+import { flowRounds, selectedFlows } from './flow-rounds.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { measure, type Outcome } from './measure.ts';
@@ -26,9 +28,11 @@ export async function benchFloor(
   lyceum: LyceumServer,
   ctx: ServerContext,
   logDir: string,
+  argon2Concurrency: number,
 ): Promise<{
   results: Map<string, Outcome>;
   rounds: Map<string, RatioRound[]>;
+  flowRounds?: Map<string, FlowRound[]>;
   /** The paced reads' rounds, Lyceum's and the floor's, when the floor ran. */
   paced?: { lyceum: Map<string, PacedRounds>; floor: Map<string, PacedRounds> };
   work?: WorkCosts;
@@ -37,8 +41,9 @@ export async function benchFloor(
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
-  if (selected.length === 0 && selectedRatioBudgets(opts).length === 0) return { results, rounds: new Map(), notes };
+  if (selected.length === 0 && selectedRatioBudgets(opts).length === 0 && selectedFlows(opts).length === 0) return { results, rounds: new Map(), notes };
   let rounds: Map<string, RatioRound[]>;
+  let flows: Map<string, FlowRound[]>;
   let paced: { lyceum: Map<string, PacedRounds>; floor: Map<string, PacedRounds> };
   const floor = await startFloor(logDir, lyceum);
   console.log(`sqlite: floor server ${floor.url} (pid ${floor.pid}, log ${floor.logFile}) on ${lyceum.databaseUrl}`);
@@ -55,6 +60,8 @@ export async function benchFloor(
     }
     // Then the ratio budgets side by side with their bare route and their floor.
     rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
+    // The flows side by side with argon2id alone and their floor.
+    flows = await flowRounds(opts, lyceum, floor, ctx, argon2Concurrency);
     // The paced reads beside their floor: what a caller waits at the same steady rate when only the work is done.
     const [lyceumPaced, floorPaced] = await benchPaced(LYCEUM_SCENARIOS, opts, [{ tag: 'sqlite', server: lyceum }, { tag: 'sqlite floor:', server: floor }], ctx);
     paced = { lyceum: lyceumPaced!, floor: floorPaced! };
@@ -62,8 +69,8 @@ export async function benchFloor(
     await floor.stop();
   }
   // The pieces' costs explain the budgets, which --only runs judge without them.
-  if (opts.only) return { results, rounds, paced, notes };
-  return { results, rounds, paced, work: await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3), notes };
+  if (opts.only) return { results, rounds, flowRounds: flows, paced, notes };
+  return { results, rounds, flowRounds: flows, paced, work: await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3), notes };
 }
 
 async function workCosts(lyceum: LyceumServer, ctx: ServerContext, seconds: number): Promise<WorkCosts> {

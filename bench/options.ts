@@ -65,7 +65,7 @@ export function parseOptions(argv: string[]): Options {
     warmup: flags.has('warmup') ? Number(flags.get('warmup')) : smoke ? 0 : 2,
     scaleTokens: smoke ? [1000, 20_000] : [1000, 1_000_000],
     expiredTokens: smoke ? 20_000 : 300_000,
-    paced: smoke ? { rate: 100, connections: 2, rounds: 1, seconds: 1.5, warmup: 0 } : { rate: 1000, connections: 10, rounds: 5, seconds: 5, warmup: 1 },
+    paced: smoke ? { rate: 100, connections: 2, rounds: 1, seconds: 2.5, warmup: 0 } : { rate: 1000, connections: 10, rounds: 5, seconds: 5, warmup: 1 },
     rounds: smoke ? { count: 1, seconds: 1, warmup: 0 } : { count: 3, seconds: 5, warmup: 1 },
     scaleRounds: smoke ? 1 : 5,
     issuedTokens: smoke ? 1000 : 100_000,

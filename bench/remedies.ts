@@ -127,14 +127,24 @@ export function ratioNeeds(id: string, cpu: { bare: number; floor: number; lyceu
   return `${head}${detail} ${outOfReach(id, room, extra - (work_?.sum ?? 0), work_?.sum, us)}`.trim();
 }
 
-/** A missed full-flow budget: one verification's time, the floor's and Lyceum's CPU per flow (ms). */
-export function flowNeeds(argon2Ms: number, cpu: { floor: number; lyceum: number }, floorMeets: boolean, work: WorkCosts | undefined): string {
+/**
+ * A missed full-flow budget: one verification's time, the floor's and
+ * Lyceum's CPU per flow (ms); `sequential` for the flow over one connection.
+ */
+export function flowNeeds(argon2Ms: number, cpu: { floor: number; lyceum: number }, floorMeets: boolean, work: WorkCosts | undefined, sequential = false): string {
   const allowed = argon2Ms / 0.8;
   const room = allowed - argon2Ms;
   const extra = cpu.floor - argon2Ms;
   const work_ = pieces('flow', work, us);
   const head = `The target allows about ${ms(allowed)} of server CPU per flow (one verification's ${ms(argon2Ms)} / 0.8): ${ms(room)} besides argon2id. The floor spends ${ms(extra)} besides it${work_ ? `; its pieces besides argon2id: ${work_.text} (${ms(work_.sum / 1000)})` : ''}.`;
   if (floorMeets) return `${head} Within reach: Lyceum spends ${ms(cpu.lyceum - cpu.floor)} per flow more than the floor; the target needs ${ms(Math.max(0, cpu.lyceum - allowed))} less.`;
+  // The floor's server CPU fits, yet its rate misses: what is missing is time outside the server.
+  if (extra <= room) {
+    const where = sequential
+      ? 'the wait between the requests: over one connection each of the six requests goes out only once the load generator, on the same two cores, has read the answer before it, and the server idles meanwhile'
+      : "the load generator's, which runs on the same two cores as the server";
+    return `${head} The floor's server CPU per flow would fit, yet its flows miss the rate: the time missing is not the server's but ${where}. What would meet it is the load generated from other cores than the server's (another machine), not less work in the server.`;
+  }
   return `${head} ${outOfReach('flow', room, extra - (work_ ? work_.sum / 1000 : 0), work_ ? work_.sum / 1000 : undefined, ms)}`;
 }
 

@@ -153,7 +153,7 @@ function needsSection(r: Report): string {
 ## What the missed budgets need
 
 The ratio budgets by server CPU per request (the medians of the alternating
-rounds), the flows by CPU per flow (the main table), the paced reads beside
+rounds), the flows by CPU per flow (the medians of their rounds), the paced reads beside
 the floor's answers at the same rate, the memory beside the floor's. ${pieces}
 
 ${missed.map((v) => `- **${v.label}**: ${v.needs}`).join('\n')}
@@ -260,7 +260,11 @@ on a busy machine. The six shares of the bare route are judged on
 alternating rounds (bench/ratio-rounds.ts): the bare route, Lyceum and the
 floor measured one after the other, ${r.settings.rounds.count} times, the order turned each
 round, ${r.settings.rounds.seconds} s each after ${r.settings.rounds.warmup} s of warm-up, and the median share taken; the main
-table's figures, measured minutes apart, are given beside. The saturated
+table's figures, measured minutes apart, are given beside. The two flows
+likewise (bench/flow-rounds.ts): argon2id verification alone (one in flight
+for the sequential flow, the run's best count for the concurrent one),
+Lyceum's flow and the floor's, ${r.settings.rounds.count} rounds, each flow's share taken of the
+argon2id rate measured in its own round. The saturated
 latency rows give the floor's p99 at the same load, the paced ones the
 floor's p99 at the same paced rate, the memory row the
 floor's RSS after issuing as many tokens the same way, and the purge row the

@@ -8,13 +8,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { argon2Rate, type Argon2Rate } from './argon2-rate.ts';
 import { startBare, startStack } from './bare.ts';
 import { judge, type StoreRun } from './budgets.ts';
 import type { LoadResult } from './load.ts';
 import { assertBuilt } from './lyceum-server.ts';
 import { measure, problems } from './measure.ts';
 import { parseOptions } from './options.ts';
-import { runNode } from './processes.ts';
 import { buildReferenceServers } from './reference-build.ts';
 import { budgetTable, describeMachine, mainTable, writeReport, type Report } from './report.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
@@ -23,15 +23,9 @@ import { benchStore } from './store-run.ts';
 
 const ARGON2_CONCURRENCY = [1, 2, 4];
 
-async function argon2Rates(seconds: number): Promise<{ concurrency: number; perSecond: number }[]> {
+async function argon2Rates(seconds: number): Promise<Argon2Rate[]> {
   const rates = [];
-  for (const concurrency of ARGON2_CONCURRENCY) {
-    const out = await runNode(['--import', 'tsx', join(import.meta.dirname, 'argon2-baseline.ts')], {
-      ARGON2_SECONDS: String(seconds),
-      ARGON2_CONCURRENCY: String(concurrency),
-    });
-    rates.push(JSON.parse(out.trim().split('\n').at(-1)!) as { concurrency: number; perSecond: number });
-  }
+  for (const concurrency of ARGON2_CONCURRENCY) rates.push(await argon2Rate(seconds, concurrency));
   console.log(`argon2id verify alone: ${rates.map((r) => `${r.perSecond.toFixed(1)}/s (${r.concurrency} in flight)`).join(', ')}`);
   return rates;
 }
@@ -61,7 +55,7 @@ async function main(): Promise<number> {
   const best = rates.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
 
   const stores: Report['stores'] = [];
-  for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir) });
+  for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir, best.concurrency) });
 
   const sqlite: StoreRun = stores.find((s) => s.kind === 'sqlite')?.run ?? { results: new Map() };
   const judged = judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite, pacedRate: opts.paced.rate, connections: opts.connections });
@@ -78,15 +72,17 @@ async function main(): Promise<number> {
     if (run.scale) {
       failures.push(...problems(`${kind} scale-small`, run.scale.small, () => false), ...problems(`${kind} scale-large`, run.scale.large, () => false));
     }
-    // Every paced round, Lyceum's and the floor's, the purge's included.
-    const paced: [string, LoadResult[] | undefined][] = [
+    // Every round: the ratio budgets', the flows', the paced reads' (Lyceum's and the floor's) and the purge's.
+    const rounds: [string, LoadResult[] | undefined][] = [
+      ...[...(run.rounds ?? [])].flatMap(([id, rounds]) => (['bare', 'lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
+      ...[...(run.flowRounds ?? [])].flatMap(([id, rounds]) => (['lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
       ...[...(run.paced ?? [])].map(([id, rounds]) => [`paced ${id}`, rounds] as [string, LoadResult[]]),
       ...[...(run.floorPaced ?? [])].map(([id, rounds]) => [`floor paced ${id}`, rounds] as [string, LoadResult[]]),
       ['purge baseline', run.purge?.baseline],
       ['purge', run.purge?.during],
       ['purge after', run.purge?.after],
     ];
-    for (const [what, rounds] of paced) for (const [i, r] of (rounds ?? []).entries()) failures.push(...problems(`${kind} ${what} round ${i + 1}`, r, () => false));
+    for (const [what, runs] of rounds) for (const [i, r] of (runs ?? []).entries()) failures.push(...problems(`${kind} ${what} round ${i + 1}`, r, () => false));
   }
   const notes = [...stores.flatMap((s) => s.run.notes ?? []), ...failures];
 

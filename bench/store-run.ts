@@ -15,7 +15,8 @@ import { LYCEUM_SCENARIOS, prepareServer } from './scenarios.ts';
 import { benchScale } from './scale.ts';
 import { benchMemory } from './memory.ts';
 
-export async function benchStore(kind: StoreKind, opts: Options, dir: string): Promise<StoreRun> {
+/** `argon2Concurrency`: the verifications in flight at which argon2id alone was fastest (the concurrent flow's limit). */
+export async function benchStore(kind: StoreKind, opts: Options, dir: string, argon2Concurrency: number): Promise<StoreRun> {
   const run: StoreRun = { results: new Map() };
   await onFreshLyceum(kind, dir, 'main', async (server, _db, logDir) => {
     console.log(`${kind}: server ${server.url} (pid ${server.pid}, log ${server.logFile})`);
@@ -26,9 +27,10 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string): P
     }
     // The budgets are the SQLite store's, so is their floor; the paced reads run beside it.
     if (kind === 'sqlite') {
-      const floor = await benchFloor(opts, server, ctx, logDir);
+      const floor = await benchFloor(opts, server, ctx, logDir, argon2Concurrency);
       for (const [id, r] of floor.results) run.results.set(id, r);
       run.rounds = floor.rounds;
+      run.flowRounds = floor.flowRounds;
       run.work = floor.work;
       run.paced = floor.paced?.lyceum;
       run.floorPaced = floor.paced?.floor;

@@ -90,6 +90,19 @@ describe('what a missed budget needs', () => {
     expect(v.needs).toContain('an RS256 signature (2048-bit key) 350 µs');
   });
 
+  it("a missed flow whose floor's server CPU fits: the time missing is outside the server", () => {
+    // One verification: 20 ms (50/s); 80 % allows 25 ms per flow, 5 ms besides argon2id. The floor spends 23 ms, yet reaches 36 flows/s.
+    const flows = new Map([
+      ['flow-seq', load(30, 26_000)],
+      ['floor-flow-seq', load(36, 23_000)],
+    ]);
+    const v = judge(figures(new Map(), flows)).find((x) => x.label.startsWith('Full flow, sequential'))!;
+    expect(v.met).toBe(false);
+    expect(v.needs).toContain('The floor spends 3.0 ms besides it');
+    expect(v.needs).toContain("the time missing is not the server's but the wait between the requests: over one connection");
+    expect(v.needs).not.toContain('HTTP stack');
+  });
+
   it('a missed paced p99: how busy the requests keep a core, and whether the floor meets it', () => {
     // 1000 req/s at 0.6 ms each: 60 % of a core; the floor at 0.4 ms: 40 %.
     const within = pacedNeeds(1000, { p50: 1.2, p99: 14, cpuPerUnit: 0.6 }, { p50: 0.8, p99: 6, cpuPerUnit: 0.4 });

@@ -1,0 +1,51 @@
+/**
+ * The full-flow budgets in alternating rounds: argon2id verification alone
+ * (one in flight for the sequential flow, the run's best count for the
+ * concurrent one), Lyceum's flow and the floor's, one after the other,
+ * several times, the order turned each round. The argon2id rate measured at
+ * the start of the run and a flow measured many minutes later see different
+ * machines on a shared host; a share of two measurements side by side, and
+ * the median over rounds, does not depend on when the neighbours were busy.
+ */
+import { alternating } from './alternate.ts';
+import { argon2Rate } from './argon2-rate.ts';
+import type { FlowRound } from './budgets.ts';
+import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
+import type { LoadResult } from './load.ts';
+import { measure } from './measure.ts';
+import type { Options } from './options.ts';
+import { LYCEUM_SCENARIOS, type ServerContext } from './scenarios.ts';
+
+/** The flow budgets, by Lyceum scenario id: one argon2id verification in flight, or the run's best count. */
+export const FLOW_IDS = ['flow-seq', 'flow-conc'] as const;
+
+/** The flow budgets this run judges in rounds (with --only, those whose Lyceum scenario is listed). */
+export const selectedFlows = (opts: Options) => FLOW_IDS.filter((id) => !opts.only || opts.only.includes(id));
+
+type Server = { url: string; pid: number };
+
+export async function flowRounds(opts: Options, lyceum: Server, floor: Server, ctx: ServerContext, argon2Concurrency: number): Promise<Map<string, FlowRound[]>> {
+  const rounds = new Map<string, FlowRound[]>();
+  const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
+  for (const id of selectedFlows(opts)) {
+    const concurrency = id === 'flow-seq' ? 1 : argon2Concurrency;
+    const measured: Partial<FlowRound>[] = Array.from({ length: opts.rounds.count }, () => ({}));
+    const flow = (leg: 'lyceum' | 'floor', server: Server) => async (i: number) => {
+      const scenario = (leg === 'lyceum' ? LYCEUM_SCENARIOS : FLOOR_SCENARIOS).find((s) => s.id === (leg === 'lyceum' ? id : `floor-${id}`))!;
+      const r = await measure(scenario, short, server, ctx, `round ${i + 1} of ${id}:`);
+      if ('rate' in r) measured[i]![leg] = r as LoadResult;
+    };
+    const legs = [
+      async (i: number) => {
+        const { perSecond } = await argon2Rate(opts.rounds.seconds, concurrency);
+        console.log(`  round ${i + 1} of ${id}: argon2id verify alone, ${concurrency} in flight: ${perSecond.toFixed(1)}/s`);
+        measured[i]!.argon2 = perSecond;
+      },
+      flow('lyceum', lyceum),
+      flow('floor', floor),
+    ];
+    await alternating(opts.rounds.count, legs, (leg, i) => leg(i));
+    rounds.set(id, measured.filter((r): r is FlowRound => r.argon2 !== undefined && Boolean(r.lyceum && r.floor)));
+  }
+  return rounds;
+}
