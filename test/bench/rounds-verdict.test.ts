@@ -66,4 +66,19 @@ describe('verdicts on alternating rounds', () => {
     expect(single.met).toBe(false);
     expect(single.figure).toMatch(/^62 % \(main table: 62\.0 flows\/s \/ 100\.0 verifications\/s\)/);
   });
+
+  it('the saturated p99 of a read with a ratio budget: the median round of Lyceum and of the floor', () => {
+    const sat = (p99: number, rate: number) => ({ rate, p50: p99 / 2, p99, max: p99 * 2, cpuPerUnit: 0.1 }) as unknown as LoadResult;
+    const round = (lyceum: number, floor: number) => ({ bare: sat(3, 40_000), lyceum: sat(lyceum, 9000), floor: sat(floor, 10_000) });
+    const v = verdicts({
+      results: new Map([['userinfo', sat(12, 8000)]]),
+      rounds: new Map([['userinfo', [round(9.5, 9), round(14, 12), round(9.8, 9.1)]]]),
+    }).find((x) => x.label.startsWith('p99 of userinfo ≤ 10 ms, saturated'))!;
+    expect(v.met).toBe(true);
+    expect(v.figure).toBe('9.80 ms (median of 3 alternating rounds: 9.50, 14.00, 9.80 ms; at 9000 req/s; a mean under 10 ms needs more than 5000 req/s; main table: 12.00 ms at 8000 req/s)');
+    expect(v.floor).toBe('floor: p99 9.10 ms (median of 3 alternating rounds: 9.00, 12.00, 9.10 ms; at 10000 req/s): within reach');
+    // The catalog has no ratio budget: the main table.
+    const catalog = verdicts({ results: new Map([['catalog', sat(12, 8000)]]) }).find((x) => x.label.startsWith('p99 of catalog ≤ 10 ms, saturated'))!;
+    expect(catalog.figure).toBe('12.00 ms (at 8000 req/s; a mean under 10 ms needs more than 5000 req/s)');
+  });
 });
