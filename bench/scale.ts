@@ -140,7 +140,7 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     await pacedRounds(server, 'while the purge runs', (run, from, to) => windows.push({ run, from, to }));
     // A large purge outlasts the rounds (it yields to requests): wait for its log line.
     let main: PurgeLine | undefined;
-    for (const deadline = Date.now() + 180_000; !main && Date.now() < deadline; await sleep(250)) {
+    for (const deadline = Date.now() + 600_000; !main && Date.now() < deadline; await sleep(250)) {
       main = purgeLines(server.logFile).find((l) => l.tokens > 0);
     }
     let purged = `${opts.expiredTokens.toLocaleString('en')} expired tokens`;
