@@ -8,3 +8,21 @@ export async function alternating<T>(rounds: number, legs: readonly T[], run: (l
     for (let k = 0; k < legs.length; k++) await run(legs[(i + k) % legs.length]!, i);
   }
 }
+
+/**
+ * One value per leg per round, the legs run as `alternating` runs them; the
+ * rounds in which every leg gave a value (a leg gives undefined when its
+ * scenario was skipped).
+ */
+export async function completeRounds<R extends object>(
+  rounds: number,
+  legs: { [K in keyof R]: (round: number) => Promise<R[K] | undefined> },
+): Promise<R[]> {
+  const measured: Partial<R>[] = Array.from({ length: rounds }, () => ({}));
+  const keys = Object.keys(legs) as (keyof R)[];
+  await alternating(rounds, keys, async (key, i) => {
+    const value = await legs[key](i);
+    if (value !== undefined) measured[i]![key] = value;
+  });
+  return measured.filter((r): r is R => keys.every((k) => r[k] !== undefined));
+}

@@ -118,11 +118,18 @@ export const seconds = (x: number) => (x / 1000).toFixed(3);
 export const secondsList = (xs: number[]) => `${xs.map(seconds).join(', ')} s`;
 const us = (r: LoadResult) => `${(r.cpuPerUnit * 1000).toFixed(0)} µs`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** The median of what `pick` finds in the sets that have it (none: undefined). */
+function medianOf<T>(sets: readonly T[], pick: (set: T) => number | undefined): number | undefined {
+  const xs = sets.map(pick).filter((x): x is number => x !== undefined);
+  return xs.length ? median(xs) : undefined;
+}
+/** The p99s of some runs: "2.10, 2.40, 3.05 ms". */
+const p99s = (runs: readonly LoadResult[]) => `${runs.map((r) => r.p99.toFixed(2)).join(', ')} ms`;
 /** Whether the floor itself meets the target: if not, no implementation does on this machine. */
 const reach = (met: boolean) => (met ? 'within reach' : '**out of reach** on this machine');
 /** How a paced figure was taken: "; median of 5 rounds alternating with the floor's: 2.1, 2.4, ... ms" (one round: nothing). */
 const roundsNote = (rounds: PacedRounds, alternatedWith?: PacedRounds) =>
-  rounds.length > 1 ? `; median of ${rounds.length} rounds${alternatedWith?.length ? " alternating with the floor's" : ''}: ${rounds.map((r) => r.p99.toFixed(2)).join(', ')} ms` : '';
+  rounds.length > 1 ? `; median of ${rounds.length} rounds${alternatedWith?.length ? " alternating with the floor's" : ''}: ${p99s(rounds)}` : '';
 
 /**
  * A ratio budget: from its alternating rounds when they ran (the median of
@@ -135,15 +142,10 @@ function judgeRatio(f: RunFigures, budget: (typeof RATIO_BUDGETS)[number]): Verd
   const single = { bare: f.bare.get(bareId), lyceum: measured(f.sqlite.results.get(id)), floor: measured(f.sqlite.results.get(`floor-${id}`)) };
   const sets = rounds.length > 0 ? rounds : [single];
   // Throughput is what the budgets compare; CPU per request says the same more steadily on a busy machine.
-  const share = (of: keyof RatioRound, to: keyof RatioRound, by: 'rate' | 'cpu') => {
-    const xs = sets.flatMap((r) => (r[of] && r[to] ? [by === 'rate' ? r[of]!.rate / r[to]!.rate : r[to]!.cpuPerUnit / r[of]!.cpuPerUnit] : []));
-    return xs.length ? median(xs) : undefined;
-  };
+  const share = (of: keyof RatioRound, to: keyof RatioRound, by: 'rate' | 'cpu') =>
+    medianOf(sets, (r) => (r[of] && r[to] ? (by === 'rate' ? r[of].rate / r[to].rate : r[to].cpuPerUnit / r[of].cpuPerUnit) : undefined));
   /** The median CPU per request (µs) of one of the three. */
-  const cpuUs = (of: keyof RatioRound) => {
-    const xs = sets.flatMap((r) => (r[of] ? [r[of]!.cpuPerUnit * 1000] : []));
-    return xs.length ? median(xs) : undefined;
-  };
+  const cpuUs = (of: keyof RatioRound) => medianOf(sets, (r) => (r[of] ? r[of].cpuPerUnit * 1000 : undefined));
   const cpu = (of: keyof RatioRound) => {
     const x = cpuUs(of);
     return x === undefined ? '?' : `${x.toFixed(0)} µs`;
@@ -182,13 +184,7 @@ export function judge(f: RunFigures): Verdict[] {
     const rounds = f.sqlite.flowRounds?.get(id) ?? [];
     const main = { lyceum: measured(s.get(id)), floor: measured(s.get(`floor-${id}`)) };
     const sets: { argon2: number; lyceum?: LoadResult; floor?: LoadResult }[] = rounds.length > 0 ? rounds : [{ argon2: limit, ...main }];
-    const med = (pick: (r: (typeof sets)[number]) => number | undefined) => {
-      const xs = sets.flatMap((r) => {
-        const v = pick(r);
-        return v === undefined ? [] : [v];
-      });
-      return xs.length ? median(xs) : undefined;
-    };
+    const med = (pick: (r: (typeof sets)[number]) => number | undefined) => medianOf(sets, pick);
     const [x, fx, lf] = [med((r) => r.lyceum && r.lyceum.rate / r.argon2), med((r) => r.floor && r.floor.rate / r.argon2), med((r) => r.lyceum && r.floor && r.lyceum.rate / r.floor.rate)];
     const [rate, floorRate, argon2] = [med((r) => r.lyceum?.rate), med((r) => r.floor?.rate), med((r) => r.argon2)];
     const [cpu, floorCpu] = [med((r) => r.lyceum?.cpuPerUnit), med((r) => r.floor?.cpuPerUnit)];
@@ -245,7 +241,7 @@ export function judge(f: RunFigures): Verdict[] {
     const [main, mainFloor] = [measured(s.get(id)), measured(s.get(`floor-${id}`))];
     const r = saturated.length > 0 ? medianRound(saturated.map((x) => x.lyceum)) : main;
     const floor = saturated.length > 0 ? medianRound(saturated.map((x) => x.floor)) : mainFloor;
-    const inRounds = (runs: LoadResult[]) => (saturated.length > 0 ? `median of ${runs.length} alternating rounds: ${runs.map((x) => x.p99.toFixed(2)).join(', ')} ms; ` : '');
+    const inRounds = (runs: LoadResult[]) => (saturated.length > 0 ? `median of ${runs.length} alternating rounds: ${p99s(runs)}; ` : '');
     const mainFigure = saturated.length > 0 && main ? `; main table: ${ms(main.p99)} at ${main.rate.toFixed(0)} req/s` : '';
     // Little's law: with every connection busy, the mean latency is connections / throughput.
     const needs = f.connections / 0.01;

@@ -69,8 +69,8 @@ export async function benchFloor(
     await floor.stop();
   }
   // The pieces' costs explain the budgets, which --only runs judge without them.
-  if (opts.only) return { results, rounds, flowRounds: flows, paced, notes };
-  return { results, rounds, flowRounds: flows, paced, work: await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3), notes };
+  const work = opts.only ? undefined : await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3);
+  return { results, rounds, flowRounds: flows, paced, ...(work ? { work } : {}), notes };
 }
 
 async function workCosts(lyceum: LyceumServer, ctx: ServerContext, seconds: number): Promise<WorkCosts> {

@@ -7,12 +7,11 @@
  * machines on a shared host; a share of two measurements side by side, and
  * the median over rounds, does not depend on when the neighbours were busy.
  */
-import { alternating } from './alternate.ts';
+import { completeRounds } from './alternate.ts';
 import { argon2Rate } from './argon2-rate.ts';
 import type { FlowRound } from './budgets.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
-import type { LoadResult } from './load.ts';
-import { measure } from './measure.ts';
+import { roundLeg } from './measure.ts';
 import type { Options } from './options.ts';
 import { LYCEUM_SCENARIOS, type ServerContext } from './scenarios.ts';
 
@@ -29,23 +28,18 @@ export async function flowRounds(opts: Options, lyceum: Server, floor: Server, c
   const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
   for (const id of selectedFlows(opts)) {
     const concurrency = id === 'flow-seq' ? 1 : argon2Concurrency;
-    const measured: Partial<FlowRound>[] = Array.from({ length: opts.rounds.count }, () => ({}));
-    const flow = (leg: 'lyceum' | 'floor', server: Server) => async (i: number) => {
-      const scenario = (leg === 'lyceum' ? LYCEUM_SCENARIOS : FLOOR_SCENARIOS).find((s) => s.id === (leg === 'lyceum' ? id : `floor-${id}`))!;
-      const r = await measure(scenario, short, server, ctx, `round ${i + 1} of ${id}:`);
-      if ('rate' in r) measured[i]![leg] = r as LoadResult;
-    };
-    const legs = [
-      async (i: number) => {
-        const { perSecond } = await argon2Rate(opts.rounds.seconds, concurrency);
-        console.log(`  round ${i + 1} of ${id}: argon2id verify alone, ${concurrency} in flight: ${perSecond.toFixed(1)}/s`);
-        measured[i]!.argon2 = perSecond;
-      },
-      flow('lyceum', lyceum),
-      flow('floor', floor),
-    ];
-    await alternating(opts.rounds.count, legs, (leg, i) => leg(i));
-    rounds.set(id, measured.filter((r): r is FlowRound => r.argon2 !== undefined && Boolean(r.lyceum && r.floor)));
+    rounds.set(
+      id,
+      await completeRounds<FlowRound>(opts.rounds.count, {
+        argon2: async (i) => {
+          const { perSecond } = await argon2Rate(opts.rounds.seconds, concurrency);
+          console.log(`  round ${i + 1} of ${id}: argon2id verify alone, ${concurrency} in flight: ${perSecond.toFixed(1)}/s`);
+          return perSecond;
+        },
+        lyceum: roundLeg(LYCEUM_SCENARIOS.find((s) => s.id === id)!, short, lyceum, ctx, id),
+        floor: roundLeg(FLOOR_SCENARIOS.find((s) => s.id === `floor-${id}`)!, short, floor, ctx, id),
+      }),
+    );
   }
   return rounds;
 }

@@ -26,6 +26,14 @@ export async function measure(scenario: Scenario, opts: Options, server: { url: 
   return result;
 }
 
+/** A leg of alternating rounds (bench/alternate.ts): `scenario` measured in round i, undefined when it was skipped. */
+export function roundLeg(scenario: Scenario, opts: Options, server: { url: string; pid: number }, ctx: ServerContext, of: string): (round: number) => Promise<LoadResult | undefined> {
+  return async (i) => {
+    const r = await measure(scenario, opts, server, ctx, `round ${i + 1} of ${of}:`);
+    return 'rate' in r ? r : undefined;
+  };
+}
+
 export function describe(label: string, r: LoadResult, unit = 'req'): string {
   const errors = r.errors ? `  ERRORS ${r.errors}: ${r.errorSamples.join(' | ')}` : '';
   return `${label}: ${r.rate.toFixed(1)} ${unit}/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, server CPU ${(r.cpuPerUnit * 1000).toFixed(0)} µs/${unit}, RSS ${r.rssPeak.toFixed(0)} MB${errors}`;

@@ -6,13 +6,12 @@
  * host: a share computed from two measurements side by side, and the median
  * over rounds, does not depend on when the neighbours were busy.
  */
-import { alternating } from './alternate.ts';
+import { completeRounds } from './alternate.ts';
 import { startBare } from './bare.ts';
 import { RATIO_BUDGETS, type RatioRound } from './budgets.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
-import type { LoadResult } from './load.ts';
 import type { LyceumServer } from './lyceum-server.ts';
-import { measure } from './measure.ts';
+import { roundLeg } from './measure.ts';
 import type { Options } from './options.ts';
 import type { Spawned } from './processes.ts';
 import { BARE_SCENARIOS, LYCEUM_SCENARIOS, type Scenario, type ServerContext } from './scenarios.ts';
@@ -30,17 +29,15 @@ export async function ratioRounds(opts: Options, lyceum: LyceumServer, floor: Sp
   const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
   try {
     for (const b of budgets) {
-      const legs: [keyof RatioRound, Scenario, { url: string; pid: number }][] = [
-        ['bare', find(BARE_SCENARIOS, b.bare), bare],
-        ['lyceum', find(LYCEUM_SCENARIOS, b.id), lyceum],
-        ['floor', find(FLOOR_SCENARIOS, `floor-${b.id}`), floor],
-      ];
-      const measured: Partial<Record<keyof RatioRound, LoadResult>>[] = Array.from({ length: opts.rounds.count }, () => ({}));
-      await alternating(opts.rounds.count, legs, async ([leg, scenario, server], i) => {
-        const r = await measure(scenario, short, server, ctx, `round ${i + 1} of ${b.id}:`);
-        if ('rate' in r) measured[i]![leg] = r;
-      });
-      rounds.set(b.id, measured.filter((r): r is RatioRound => Boolean(r.bare && r.lyceum && r.floor)));
+      const leg = (scenario: Scenario, server: { url: string; pid: number }) => roundLeg(scenario, short, server, ctx, b.id);
+      rounds.set(
+        b.id,
+        await completeRounds<RatioRound>(opts.rounds.count, {
+          bare: leg(find(BARE_SCENARIOS, b.bare), bare),
+          lyceum: leg(find(LYCEUM_SCENARIOS, b.id), lyceum),
+          floor: leg(find(FLOOR_SCENARIOS, `floor-${b.id}`), floor),
+        }),
+      );
     }
   } finally {
     await bare.stop();
