@@ -110,7 +110,7 @@ export const AUTHORIZE_SCHEMA = describeRoute(
         client_id: 'The client_id from registration',
         redirect_uri: 'A registered loopback redirect URI; any port may be used. Always required.',
         scope: 'Space-separated scopes; without it the scope registered by the client applies',
-        state: 'Opaque value returned on the redirect (up to 2000 characters)',
+        state: 'Opaque value returned on the redirect (up to 2000 bytes of UTF-8)',
         code_challenge: 'BASE64URL(SHA-256(code_verifier)), 43 characters',
         code_challenge_method: 'S256 (plain is refused)',
         resource: 'RFC 8707 resource to bind the tokens to: the issuer (API) or {issuer}/mcp',

@@ -223,6 +223,12 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
       expect(location.searchParams.has('state')).toBe(false);
     });
 
+    it('shows the error page for a state over 2000 bytes (UTF-8), which an error redirect could not carry back', async () => {
+      const { res, html } = await get(params({ state: '€'.repeat(667), response_type: 'token' })); // 667 characters, 2001 bytes
+      expectFatalPage(res, html);
+      expect(errorMessage(html)).toContain('state must be at most 2000 bytes');
+    });
+
     it('echoes a state with reserved characters exactly', async () => {
       const state = 'a b&c=d/é?#%';
       const { res } = await get(params({ state, response_type: 'token' }));
@@ -403,6 +409,23 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
       expect(location.searchParams.get('state')).toBe(STATE);
       expect(location.searchParams.getAll('iss')).toEqual([server.issuer]);
       expect(location.searchParams.has('error')).toBe(false);
+    });
+
+    it('approve carries back the longest state (2000 bytes of 3-byte characters) in a Location fetch can read', async () => {
+      const user = await server.addUser('owner');
+      const state = `${'€'.repeat(666)}xx`; // exactly 2000 bytes, 6000 characters once percent-encoded
+      const { agent, page } = await signedIn(user, params({ state }));
+      const { res } = await decide(agent, consentForm(page.html)!, { decision: 'approve' });
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.get('location')!).searchParams.get('state')).toBe(state);
+    });
+
+    it('a decision whose state is over 2000 bytes gets the error page, not a redirect too large to read', async () => {
+      const user = await server.addUser('owner');
+      const { agent, page } = await signedIn(user, params());
+      const { res, html } = await decide(agent, consentForm(page.html)!, { decision: 'approve', state: '💥'.repeat(1314) });
+      expectFatalPage(res, html);
+      expect(errorMessage(html)).toContain('state must be at most 2000 bytes');
     });
 
     it('deny → 303 to the redirect URI with error=access_denied, state and iss', async () => {

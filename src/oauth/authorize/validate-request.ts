@@ -43,6 +43,14 @@ export type ValidationResult =
   | { kind: 'redirect'; error: OAuthError; redirectUri: string; state: string | undefined }
   | { kind: 'ok'; request: AuthorizationRequest };
 
+/**
+ * The largest `state`, in UTF-8 bytes. It comes back percent-encoded in the
+ * Location header (up to 3 characters a byte); with a 2000-character
+ * redirect URI the header stays well inside the 16 KB of headers Node's
+ * HTTP clients accept.
+ */
+export const MAX_STATE_BYTES = 2000;
+
 /** RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once." */
 function single(params: RawParams, name: string): string | undefined {
   const v = params[name];
@@ -145,8 +153,13 @@ export async function validateAuthorizationRequest(params: RawParams, deps: Deps
   }
   const rawState = params.state;
   const state = typeof rawState === 'string' ? rawState : undefined;
+  // RFC 6749 §4.1.2.1: an error redirect carries "the exact value received from the client"; one
+  // too long to fit in a Location header a client can read is refused on the page instead.
+  if (state !== undefined && Buffer.byteLength(state) > MAX_STATE_BYTES) {
+    return { kind: 'page', error: new OAuthError('invalid_request', `state must be at most ${MAX_STATE_BYTES} bytes (UTF-8)`) };
+  }
   try {
-    bounded(params, 'state', 2000);
+    single(params, 'state');
     checkResponseType(params);
     const codeChallenge = checkPkce(params);
     const scopes = checkScope(params, client);
