@@ -63,7 +63,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Errors the router raises before any route (bad URL encoding, over-long parameters) get the same error shape.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
   });
-  app.addHook('onClose', logger.flush);
+  app.addHook('onClose', logger.close);
   rejectNulCharacters(app);
   setStrictBodyValidation(app);
 

@@ -1,38 +1,40 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/index.ts';
+import { LineBatcher } from './log-batch.ts';
 import { serializeRequest } from './log-redaction.ts';
 import { inPathSet, type PathSet } from './path-set.ts';
 
 export interface AppLogger {
   /** Fastify's `logger` option. */
   options: (LoggerOptions & { stream: DestinationStream }) | false;
-  /** Writes what is still buffered; resolves when it is out. */
-  flush(): Promise<void>;
+  /** Writes what is still waiting; resolves when it is out. */
+  close(): Promise<void>;
 }
 
-/** Lines are written once this many bytes are waiting (sonic-boom's minLength)... */
-const WRITE_AT_BYTES = 4096;
-/** ...or this many milliseconds after the previous write, whichever comes first. */
+/** Lines are written once this many characters are waiting... */
+const WRITE_AT_CHARS = 4096;
+/** ...or every this many milliseconds. */
 const WRITE_EVERY_MS = 250;
 
 /**
  * JSON lines on stdout, one per request, with the request serializer that
- * keeps credentials out. The destination writes asynchronously and in
- * batches: a write goes out once 4 KB of lines wait, and every 250 ms
- * otherwise. One blocking write(2) per line (pino's default for stdout) cost
- * a small request more than anything but its own socket write; one
- * asynchronous write per line, at a steady load below saturation, a hand-off
- * to libuv's thread pool for every request (UserInfo at 1000 req/s: about
- * 100 µs of CPU per request). The app flushes on close; pino flushes when
- * the process exits.
+ * keeps credentials out. Lines are written asynchronously and in batches
+ * (src/http/log-batch.ts): a write goes out once 4 KB of lines wait, and
+ * every 250 ms otherwise. One blocking write(2) per line (pino's default for
+ * stdout) cost a small request more than anything but its own socket write;
+ * one asynchronous write per line, at a steady load below saturation, a
+ * hand-off to libuv's thread pool for every request (UserInfo at 1000
+ * req/s: about 100 µs of CPU per request). The app writes what waits on
+ * close; an exit without close writes it synchronously.
  */
 export function appLogger(level: Config['logLevel']): AppLogger {
-  if (level === 'silent') return { options: false, flush: async () => {} };
-  const stream = pino.destination({ dest: 1, sync: false, minLength: WRITE_AT_BYTES, periodicFlush: WRITE_EVERY_MS });
+  if (level === 'silent') return { options: false, close: async () => {} };
+  // minLength 1: each batch goes out at once, and flush() waits for the write in flight (with 0 it returns at once).
+  const stream = new LineBatcher(pino.destination({ dest: 1, sync: false, minLength: 1 }), WRITE_AT_CHARS, WRITE_EVERY_MS);
   return {
     options: { level, serializers: { req: serializeRequest }, stream },
-    flush: () => new Promise((resolve) => stream.flush(() => resolve())),
+    close: () => new Promise((resolve) => stream.close(() => resolve())),
   };
 }
 
