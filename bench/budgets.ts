@@ -29,6 +29,8 @@ export interface StoreRun {
   bareStartupMs?: number[];
   /** The ratio budgets' alternating rounds, by Lyceum scenario id (SQLite). */
   rounds?: Map<string, RatioRound[]>;
+  /** The reads with a saturated p99 budget and no ratio budget (the catalog): Lyceum's and the floor's alternating rounds (SQLite). */
+  saturatedRounds?: Map<string, LatencyRound[]>;
   /** The flow budgets' alternating rounds with argon2id alone, by Lyceum scenario id (SQLite). */
   flowRounds?: Map<string, FlowRound[]>;
   /** What each piece of the endpoints' work costs alone (SQLite; bench/work-costs.ts). */
@@ -62,11 +64,15 @@ export interface WorkCosts {
   rs256Signature: number;
 }
 
-/** One alternating round of a ratio budget (bench/ratio-rounds.ts). */
-export interface RatioRound {
-  bare: LoadResult;
+/** One alternating round of a read at the saturating load, Lyceum's and the floor's (bench/ratio-rounds.ts). */
+export interface LatencyRound {
   lyceum: LoadResult;
   floor: LoadResult;
+}
+
+/** One alternating round of a ratio budget (bench/ratio-rounds.ts). */
+export interface RatioRound extends LatencyRound {
+  bare: LoadResult;
 }
 
 /** One alternating round of a flow budget (bench/flow-rounds.ts): argon2id verifications per second alone, and the two flows. */
@@ -235,9 +241,9 @@ export function judge(f: RunFigures): Verdict[] {
           }
         : {}),
     });
-    // Saturated: from the ratio budget's alternating rounds when they ran (the round with the median
-    // p99 of each, Lyceum's and the floor's), else from the main table.
-    const saturated = f.sqlite.rounds?.get(id) ?? [];
+    // Saturated: from the alternating rounds when they ran (the ratio budget's, or the read's own; the
+    // round with the median p99 of each, Lyceum's and the floor's), else from the main table.
+    const saturated: LatencyRound[] = f.sqlite.rounds?.get(id) ?? f.sqlite.saturatedRounds?.get(id) ?? [];
     const [main, mainFloor] = [measured(s.get(id)), measured(s.get(`floor-${id}`))];
     const r = saturated.length > 0 ? medianRound(saturated.map((x) => x.lyceum)) : main;
     const floor = saturated.length > 0 ? medianRound(saturated.map((x) => x.floor)) : mainFloor;

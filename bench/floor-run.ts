@@ -3,7 +3,8 @@
  * floor server on the very database of the Lyceum server (which stays up,
  * idle, to top up the refresh chains), each scenario checked against
  * Lyceum's answer first, then measured like the Lyceum ones; then the ratio
- * budgets' alternating rounds (bench/ratio-rounds.ts), the flow budgets'
+ * budgets' alternating rounds and the catalog's at the saturating load
+ * (bench/ratio-rounds.ts), the flow budgets'
  * (bench/flow-rounds.ts) and the reads at the
  * paced rate, Lyceum's and the floor's in alternating rounds (the same
  * requests: the floor serves Lyceum's paths); then, with the floor stopped,
@@ -11,7 +12,7 @@
  */
 import { join } from 'node:path';
 import { startFloor } from './bare.ts';
-import type { FlowRound, RatioRound, WorkCosts } from './budgets.ts';
+import type { FlowRound, LatencyRound, RatioRound, WorkCosts } from './budgets.ts';
 import { floorParity } from './floor-parity.ts';
 import { flowRounds, selectedFlows } from './flow-rounds.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
@@ -20,7 +21,7 @@ import { measure, type Outcome } from './measure.ts';
 import { benchPaced, type PacedRounds } from './paced.ts';
 import type { Options } from './options.ts';
 import { cpuMs, runNode } from './processes.ts';
-import { ratioRounds, selectedRatioBudgets } from './ratio-rounds.ts';
+import { ratioRounds, saturatedRounds, selectedRatioBudgets, selectedSaturatedReads } from './ratio-rounds.ts';
 import { LYCEUM_SCENARIOS, type ServerContext } from './scenarios.ts';
 
 export async function benchFloor(
@@ -32,6 +33,7 @@ export async function benchFloor(
 ): Promise<{
   results: Map<string, Outcome>;
   rounds: Map<string, RatioRound[]>;
+  saturatedRounds?: Map<string, LatencyRound[]>;
   flowRounds?: Map<string, FlowRound[]>;
   /** The paced reads' rounds, Lyceum's and the floor's, when the floor ran. */
   paced?: { lyceum: Map<string, PacedRounds>; floor: Map<string, PacedRounds> };
@@ -41,8 +43,11 @@ export async function benchFloor(
   const results = new Map<string, Outcome>();
   const notes: string[] = [];
   const selected = FLOOR_SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
-  if (selected.length === 0 && selectedRatioBudgets(opts).length === 0 && selectedFlows(opts).length === 0) return { results, rounds: new Map(), notes };
+  if (selected.length === 0 && selectedRatioBudgets(opts).length === 0 && selectedSaturatedReads(opts).length === 0 && selectedFlows(opts).length === 0) {
+    return { results, rounds: new Map(), notes };
+  }
   let rounds: Map<string, RatioRound[]>;
+  let saturated: Map<string, LatencyRound[]>;
   let flows: Map<string, FlowRound[]>;
   let paced: { lyceum: Map<string, PacedRounds>; floor: Map<string, PacedRounds> };
   const floor = await startFloor(logDir, lyceum);
@@ -60,6 +65,8 @@ export async function benchFloor(
     }
     // Then the ratio budgets side by side with their bare route and their floor.
     rounds = await ratioRounds(opts, lyceum, floor, ctx, logDir);
+    // The other reads with a saturated p99 budget, beside their floor.
+    saturated = await saturatedRounds(opts, lyceum, floor, ctx);
     // The flows side by side with argon2id alone and their floor.
     flows = await flowRounds(opts, lyceum, floor, ctx, argon2Concurrency);
     // The paced reads beside their floor: what a caller waits at the same steady rate when only the work is done.
@@ -70,7 +77,7 @@ export async function benchFloor(
   }
   // The pieces' costs explain the budgets, which --only runs judge without them.
   const work = opts.only ? undefined : await workCosts(lyceum, ctx, opts.smoke ? 0.03 : 0.3);
-  return { results, rounds, flowRounds: flows, paced, ...(work ? { work } : {}), notes };
+  return { results, rounds, saturatedRounds: saturated, flowRounds: flows, paced, ...(work ? { work } : {}), notes };
 }
 
 async function workCosts(lyceum: LyceumServer, ctx: ServerContext, seconds: number): Promise<WorkCosts> {

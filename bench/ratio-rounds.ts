@@ -8,11 +8,12 @@
  */
 import { completeRounds } from './alternate.ts';
 import { startBare } from './bare.ts';
-import { RATIO_BUDGETS, type RatioRound } from './budgets.ts';
+import { RATIO_BUDGETS, type LatencyRound, type RatioRound } from './budgets.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { roundLeg } from './measure.ts';
 import type { Options } from './options.ts';
+import { PACED_IDS } from './paced.ts';
 import type { Spawned } from './processes.ts';
 import { BARE_SCENARIOS, LYCEUM_SCENARIOS, type Scenario, type ServerContext } from './scenarios.ts';
 
@@ -41,6 +42,31 @@ export async function ratioRounds(opts: Options, lyceum: LyceumServer, floor: Sp
     }
   } finally {
     await bare.stop();
+  }
+  return rounds;
+}
+
+/** The reads with a saturated p99 budget and no ratio budget (the catalog) that this run judges. */
+export const selectedSaturatedReads = (opts: Options) =>
+  PACED_IDS.filter((id) => !RATIO_BUDGETS.some((b) => b.id === id) && (!opts.only || opts.only.includes(id)));
+
+/**
+ * Those reads' saturated p99 the way the ratio budgets' reads get theirs:
+ * Lyceum and its floor in alternating rounds, so that no verdict rests on a
+ * single measurement.
+ */
+export async function saturatedRounds(opts: Options, lyceum: LyceumServer, floor: Spawned, ctx: ServerContext): Promise<Map<string, LatencyRound[]>> {
+  const rounds = new Map<string, LatencyRound[]>();
+  const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
+  for (const id of selectedSaturatedReads(opts)) {
+    const leg = (scenario: Scenario, server: { url: string; pid: number }) => roundLeg(scenario, short, server, ctx, id);
+    rounds.set(
+      id,
+      await completeRounds<LatencyRound>(opts.rounds.count, {
+        lyceum: leg(find(LYCEUM_SCENARIOS, id), lyceum),
+        floor: leg(find(FLOOR_SCENARIOS, `floor-${id}`), floor),
+      }),
+    );
   }
   return rounds;
 }

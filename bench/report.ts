@@ -265,8 +265,9 @@ likewise (bench/flow-rounds.ts): argon2id verification alone (one in flight
 for the sequential flow, the run's best count for the concurrent one),
 Lyceum's flow and the floor's, ${r.settings.rounds.count} rounds, each flow's share taken of the
 argon2id rate measured in its own round. The saturated p99 of the three reads
-with such a budget is the median of Lyceum's rounds, beside the floor's (the
-catalog's comes from the main table). The saturated
+with such a budget is the median of Lyceum's rounds, beside the floor's; the
+catalog, which has no ratio budget, gets ${r.settings.rounds.count} rounds of its own, Lyceum's and
+the floor's alternating the same way. The saturated
 latency rows give the floor's p99 at the same load, the paced ones the
 floor's p99 at the same paced rate, the memory row the
 floor's RSS after issuing as many tokens the same way, and the purge row the

@@ -75,6 +75,7 @@ async function main(): Promise<number> {
     // Every round: the ratio budgets', the flows', the paced reads' (Lyceum's and the floor's) and the purge's.
     const rounds: [string, LoadResult[] | undefined][] = [
       ...[...(run.rounds ?? [])].flatMap(([id, rounds]) => (['bare', 'lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
+      ...[...(run.saturatedRounds ?? [])].flatMap(([id, rounds]) => (['lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
       ...[...(run.flowRounds ?? [])].flatMap(([id, rounds]) => (['lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
       ...[...(run.paced ?? [])].map(([id, rounds]) => [`paced ${id}`, rounds] as [string, LoadResult[]]),
       ...[...(run.floorPaced ?? [])].map(([id, rounds]) => [`floor paced ${id}`, rounds] as [string, LoadResult[]]),

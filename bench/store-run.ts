@@ -30,6 +30,7 @@ export async function benchStore(kind: StoreKind, opts: Options, dir: string, ar
       const floor = await benchFloor(opts, server, ctx, logDir, argon2Concurrency);
       for (const [id, r] of floor.results) run.results.set(id, r);
       run.rounds = floor.rounds;
+      run.saturatedRounds = floor.saturatedRounds;
       run.flowRounds = floor.flowRounds;
       run.work = floor.work;
       run.paced = floor.paced?.lyceum;
