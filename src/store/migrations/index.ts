@@ -3,6 +3,7 @@ import * as initial from './001-initial.ts';
 import * as signingKeys from './002-signing-keys.ts';
 import * as platform from './003-platform.ts';
 import * as revokedTokens from './004-revoked-tokens.ts';
+import * as publicListingIndexes from './005-public-listing-indexes.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-signing-keys': signingKeys,
   '003-platform': platform,
   '004-revoked-tokens': revokedTokens,
+  '005-public-listing-indexes': publicListingIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
