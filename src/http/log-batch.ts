@@ -27,7 +27,8 @@ export class LineBatcher implements DestinationStream {
   ) {
     this.#timer = setInterval(() => this.#pass(), everyMs).unref();
     // On an exit without close() (a crash, process.exit), what waits here is written synchronously,
-    // as pino does for the destination's own buffer.
+    // as pino does for the destination's own buffer. A batch the destination is still writing
+    // asynchronously at that moment can be lost, as it can with pino's destination alone.
     process.on('exit', this.#onExit);
   }
 
