@@ -12,7 +12,7 @@ import { argon2Rate } from './argon2-rate.ts';
 import type { FlowRound } from './budgets.ts';
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import { roundLeg } from './measure.ts';
-import type { Options } from './options.ts';
+import { roundOptions, type Options } from './options.ts';
 import { LYCEUM_SCENARIOS, type ServerContext } from './scenarios.ts';
 
 /** The flow budgets, by Lyceum scenario id: one argon2id verification in flight, or the run's best count. */
@@ -25,7 +25,7 @@ type Server = { url: string; pid: number };
 
 export async function flowRounds(opts: Options, lyceum: Server, floor: Server, ctx: ServerContext, argon2Concurrency: number): Promise<Map<string, FlowRound[]>> {
   const rounds = new Map<string, FlowRound[]>();
-  const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
+  const short = roundOptions(opts);
   for (const id of selectedFlows(opts)) {
     const concurrency = id === 'flow-seq' ? 1 : argon2Concurrency;
     rounds.set(

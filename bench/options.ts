@@ -74,3 +74,6 @@ export function parseOptions(argv: string[]): Options {
     only: flags.get('only')?.split(','),
   };
 }
+
+/** The options of one alternating round's leg: the run's, measured for `rounds.seconds` after `rounds.warmup`. */
+export const roundOptions = (opts: Options): Options => ({ ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup });

@@ -12,7 +12,7 @@ import { RATIO_BUDGETS, type LatencyRound, type RatioRound } from './budgets.ts'
 import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
 import type { LyceumServer } from './lyceum-server.ts';
 import { roundLeg } from './measure.ts';
-import type { Options } from './options.ts';
+import { roundOptions, type Options } from './options.ts';
 import { PACED_IDS } from './paced.ts';
 import type { Spawned } from './processes.ts';
 import { BARE_SCENARIOS, LYCEUM_SCENARIOS, type Scenario, type ServerContext } from './scenarios.ts';
@@ -27,7 +27,7 @@ export async function ratioRounds(opts: Options, lyceum: LyceumServer, floor: Sp
   const budgets = selectedRatioBudgets(opts);
   if (budgets.length === 0) return rounds;
   const bare = await startBare(logDir);
-  const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
+  const short = roundOptions(opts);
   try {
     for (const b of budgets) {
       const leg = (scenario: Scenario, server: { url: string; pid: number }) => roundLeg(scenario, short, server, ctx, b.id);
@@ -57,7 +57,7 @@ export const selectedSaturatedReads = (opts: Options) =>
  */
 export async function saturatedRounds(opts: Options, lyceum: LyceumServer, floor: Spawned, ctx: ServerContext): Promise<Map<string, LatencyRound[]>> {
   const rounds = new Map<string, LatencyRound[]>();
-  const short: Options = { ...opts, duration: opts.rounds.seconds, warmup: opts.rounds.warmup };
+  const short = roundOptions(opts);
   for (const id of selectedSaturatedReads(opts)) {
     const leg = (scenario: Scenario, server: { url: string; pid: number }) => roundLeg(scenario, short, server, ctx, id);
     rounds.set(
