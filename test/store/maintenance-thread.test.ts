@@ -3,13 +3,14 @@
  * purge's statements run on a connection of its own, off the event loop, and
  * on the server's connection once the thread is gone.
  */
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMaintenanceThread, type MaintenanceThread } from '../../src/store/kysely/maintenance-thread.ts';
+import { startMaintenanceThread, type MaintenanceOptions, type MaintenanceThread } from '../../src/store/kysely/maintenance-thread.ts';
 
 interface Db {
   items: { id: number; expires_at: number };
@@ -17,16 +18,23 @@ interface Db {
 
 const opened: { sqlite: SQLite.Database; thread: MaintenanceThread }[] = [];
 
-function open() {
+function open(options: MaintenanceOptions = {}) {
   const file = join(mkdtempSync(join(tmpdir(), 'lyceum-maintenance-')), 'db.sqlite');
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, expires_at INTEGER NOT NULL)');
   const insert = sqlite.prepare('INSERT INTO items (expires_at) VALUES (?)');
   for (let i = 0; i < 100; i++) insert.run(i);
-  const thread = startMaintenanceThread(sqlite, file);
+  const thread = startMaintenanceThread(sqlite, file, options);
   opened.push({ sqlite, thread });
-  return { sqlite, thread, maintenance: new Kysely<Db>({ dialect: thread.dialect }) };
+  return { sqlite, thread, file, maintenance: new Kysely<Db>({ dialect: thread.dialect }) };
+}
+
+const walBytes = (file: string) => statSync(`${file}-wal`).size;
+
+/** Once the thread is up, the server's connection no longer checkpoints (the thread does). */
+async function threadReady(sqlite: SQLite.Database): Promise<void> {
+  while (sqlite.pragma('wal_autocheckpoint', { simple: true }) !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 const count = (sqlite: SQLite.Database) => (sqlite.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n;
@@ -89,5 +97,32 @@ describe('the SQLite maintenance thread', () => {
   it('refuses transactions: it runs single statements', async () => {
     const { maintenance } = open();
     await expect(maintenance.transaction().execute(async () => undefined)).rejects.toThrow(/single statements/);
+  });
+
+  it('keeps the WAL near its limit under writes that never pause, and cuts the file back to the limit once the log restarts', async () => {
+    const limit = 1024 * 1024;
+    const { sqlite, file } = open({ walLimitBytes: limit, checkpointEveryMs: 20 });
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+    await threadReady(sqlite);
+    const insert = sqlite.prepare('INSERT INTO blobs (body) VALUES (?)');
+    // About 40 MB of WAL frames, one commit after another on the event loop, each after 0.1 ms of
+    // other work (as a request's), while the thread checkpoints.
+    const rows = 10_000;
+    let largest = 0;
+    for (let i = 0; i < rows; i++) {
+      insert.run(randomBytes(3000));
+      const until = performance.now() + 0.1;
+      while (performance.now() < until);
+      if (i % 100 === 0) largest = Math.max(largest, walBytes(file));
+    }
+    // Without the restarts the log only grows: it would end near the 40 MB written.
+    expect(largest).toBeGreaterThan(limit);
+    expect(largest).toBeLessThan(16 * limit);
+    // Once a checkpoint has caught up, the next commit starts the log over and cuts the file back.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    insert.run(randomBytes(3000));
+    expect(walBytes(file)).toBeLessThanOrEqual(limit);
+    expect((sqlite.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n).toBe(rows + 1);
   });
 });

@@ -17,6 +17,15 @@ import {
 const CHECKPOINT_EVERY_MS = 250;
 /** SQLite's own default, restored when the thread is not running. */
 const AUTOCHECKPOINT_PAGES = 1000;
+/** The WAL's bound: past it the thread restarts the log, and a restarted log is cut back to it. */
+const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export interface MaintenanceOptions {
+  /** Milliseconds between checkpoints (default 250). */
+  checkpointEveryMs?: number;
+  /** Bytes of WAL above which the thread restarts the log (default 64 MiB). */
+  walLimitBytes?: number;
+}
 
 /**
  * The maintenance thread: a connection of its own that runs PASSIVE WAL
@@ -30,9 +39,15 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('foreign_keys = ON');
 db.pragma('synchronous = NORMAL');
+const pageSize = db.pragma('page_size', { simple: true });
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+    // A PASSIVE checkpoint never ends with the log empty while the server keeps committing, so
+    // the log is never restarted and grows for as long as the writes go on. Past the limit,
+    // RESTART copies the few frames committed since, holding writers back meanwhile, and makes
+    // the next commit start the log over (journal_size_limit then cuts the file back).
+    if (log * (pageSize + 24) > workerData.walLimit) db.pragma('wal_checkpoint(RESTART)');
   } catch {
     // Busy or interrupted: the next round copies what is left.
   }
@@ -75,6 +90,11 @@ export interface MaintenanceThread {
  *   wal_autocheckpoint: page copies and an fsync stalled every request for
  *   tens of milliseconds under write load. The server's connection stops
  *   checkpointing once the thread is up, and resumes if the thread fails.
+ *   Under writes that never pause, a checkpoint on another connection never
+ *   catches up with the log, and SQLite only starts the log over once one
+ *   has: the WAL grew past 1 GB in a minute of registrations. Past
+ *   WAL_LIMIT_BYTES the thread restarts it (writers wait for the frames of
+ *   one round).
  * - The background purge. Deleting a batch of expired rows touches pages all
  *   over the table and its indexes (a few milliseconds per 50 rows on a large
  *   store); run on the event loop, each batch was a stall for every request
@@ -82,11 +102,15 @@ export interface MaintenanceThread {
  *   the writer) and writers wait at most one bounded batch. If the thread
  *   fails, its statements run on the server's connection instead.
  */
-export function startMaintenanceThread(sqlite: SQLite.Database, file: string): MaintenanceThread {
+export function startMaintenanceThread(sqlite: SQLite.Database, file: string, options: MaintenanceOptions = {}): MaintenanceThread {
+  const walLimit = options.walLimitBytes ?? WAL_LIMIT_BYTES;
+  // The file of a restarted log is cut back to the limit by the commit that restarts it (it is
+  // otherwise kept at its largest size, to be written over).
+  sqlite.pragma(`journal_size_limit = ${walLimit}`);
   const worker = new Worker(MAINTENANCE_THREAD, {
     eval: true,
     execArgv: [],
-    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: CHECKPOINT_EVERY_MS },
+    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit },
   });
   let stopped = false;
   let running = true;
