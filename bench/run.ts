@@ -30,6 +30,11 @@ async function argon2Rates(seconds: number): Promise<Argon2Rate[]> {
   return rates;
 }
 
+/** Alternating rounds by scenario id, as one list of results per leg ("<id> <leg>"). */
+function byLeg<R, L extends keyof R>(rounds: Map<string, R[]> | undefined, legs: readonly L[]): [string, LoadResult[]][] {
+  return [...(rounds ?? [])].flatMap(([id, list]) => legs.map((leg): [string, LoadResult[]] => [`${id} ${String(leg)}`, list.map((r) => r[leg] as LoadResult)]));
+}
+
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2));
   assertBuilt();
@@ -74,9 +79,9 @@ async function main(): Promise<number> {
     }
     // Every round: the ratio budgets', the flows', the paced reads' (Lyceum's and the floor's) and the purge's.
     const rounds: [string, LoadResult[] | undefined][] = [
-      ...[...(run.rounds ?? [])].flatMap(([id, rounds]) => (['bare', 'lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
-      ...[...(run.saturatedRounds ?? [])].flatMap(([id, rounds]) => (['lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
-      ...[...(run.flowRounds ?? [])].flatMap(([id, rounds]) => (['lyceum', 'floor'] as const).map((leg) => [`${id} ${leg}`, rounds.map((r) => r[leg])] as [string, LoadResult[]])),
+      ...byLeg(run.rounds, ['bare', 'lyceum', 'floor']),
+      ...byLeg(run.saturatedRounds, ['lyceum', 'floor']),
+      ...byLeg(run.flowRounds, ['lyceum', 'floor']),
       ...[...(run.paced ?? [])].map(([id, rounds]) => [`paced ${id}`, rounds] as [string, LoadResult[]]),
       ...[...(run.floorPaced ?? [])].map(([id, rounds]) => [`floor paced ${id}`, rounds] as [string, LoadResult[]]),
       ['purge baseline', run.purge?.baseline],

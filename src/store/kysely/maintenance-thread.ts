@@ -47,6 +47,7 @@ const timer = setInterval(() => {
     // the log is never restarted and grows for as long as the writes go on. Past the limit,
     // RESTART copies the few frames committed since, holding writers back meanwhile, and makes
     // the next commit start the log over (journal_size_limit then cuts the file back).
+    // Each frame of the log is one page after a 24-byte frame header.
     if (log * (pageSize + 24) > workerData.walLimit) db.pragma('wal_checkpoint(RESTART)');
   } catch {
     // Busy or interrupted: the next round copies what is left.
