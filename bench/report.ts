@@ -183,7 +183,7 @@ Written by \`npm run bench\`${r.smoke ? ' in smoke mode (figures are not meaning
 - Machine: ${m.cores} cores, ${m.cpu}, ${m.memoryGb} GB RAM; load average before the run: ${m.loadBefore}, after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}
 - Node ${m.node}; commit ${m.commit}
 - Load: autocannon in the bench process (separate from the servers, same machine), ${r.settings.connections} connections (the sequential flow: 1), ${r.settings.warmup} s warm-up then ${r.settings.duration} s measured per scenario; latencies from every response.
-- Servers: the production build (\`node dist/lyceum.js serve\`), one process, defaults except \`RATE_LIMIT_*=0\`; LOG_LEVEL info (the default), written to a file. SQLite runs in WAL mode with \`synchronous=NORMAL\`: a commit survives a crash or kill of the process (only an OS crash or power loss can lose the last commits). PostgreSQL: a fresh database on the local server.
+- Servers: the production build (\`node dist/lyceum.js serve\`), one process, defaults except \`RATE_LIMIT_*=0\`; LOG_LEVEL info and no access log (the defaults: events and errors only), written to a file. SQLite runs in WAL mode with \`synchronous=NORMAL\`: a commit survives a crash or kill of the process (only an OS crash or power loss can lose the last commits). PostgreSQL: a fresh database on the local server.
 - The limit: a bare Fastify app (one GET route, one form POST route with @fastify/formbody, no logger) in a process of its own, measured in the same run. It and the floor are built like Lyceum (esbuild, scripts/bundle-options.ts) and run as plain JavaScript.
 - The floor: bench/floor-server.ts, the same bare Fastify app serving Lyceum's measured endpoints on their paths, each doing only the work it cannot avoid, directly with better-sqlite3 prepared statements on the database of the SQLite server of the run (same file, tables, indexes and pragmas, WAL checkpoints on a worker thread as in Lyceum), in a process of its own, measured right after the Lyceum scenarios with the very same requests, clients, tokens and refresh chains.
 - argon2id verification alone (@node-rs/argon2 verify, parameters of src/users/passwords.ts, one process): ${r.argon2.rates.map((a) => `${f1(a.perSecond)}/s with ${a.concurrency} in flight`).join(', ')}.
@@ -195,8 +195,8 @@ every response, the server's CPU time (user + system) per request or flow,
 and its peak resident memory. The bare rows run in their own processes and
 are the same for both stores. Two reference rows separate what the body and
 what Lyceum's plugin stack cost: the bare app answering Lyceum's discovery
-document, and bench/stack-server.ts (Lyceum's plugins and request logging
-around that same document, no Lyceum).
+document, and bench/stack-server.ts (Lyceum's plugins and logger around that same
+document, no Lyceum).
 
 The floor rows (SQLite only) do what each endpoint must do and no more:
 discovery sends Lyceum's discovery answer, bytes and headers copied from the

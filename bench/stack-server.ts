@@ -1,8 +1,8 @@
 /**
  * Lyceum's HTTP stack without Lyceum, in a process of its own: the plugins
  * and hooks src/app.ts registers for every request (the security headers,
- * CORS, cookies, form bodies, the JSON serializer, info logging one line per
- * request to stdout) around one route that answers Lyceum's discovery
+ * CORS, cookies, form bodies, the JSON serializer, the logger at info with
+ * the access log off, as by default) around one route that answers Lyceum's discovery
  * document. Between the bare route and Lyceum's own discovery endpoint, it
  * shows what the stack costs.
  */
@@ -16,7 +16,7 @@ import { OneLinePerRequest } from '../src/http/request-log.ts';
 import { registerSecurityHeaders, securityPolicy } from '../src/http/security-headers.ts';
 
 const issuer = `http://127.0.0.1:${process.env.PORT}`;
-const app = Fastify({ logger: appLogger('info').options, logController: new OneLinePerRequest(), bodyLimit: 64 * 1024 });
+const app = Fastify({ logger: appLogger('info').options, logController: new OneLinePerRequest(false), bodyLimit: 64 * 1024 });
 app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 await app.register(formbody, { bodyLimit: 64 * 1024 });
 await app.register(cookie);

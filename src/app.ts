@@ -38,7 +38,7 @@ const CORS_PATHS: PathSet = {
   prefixes: ['/.well-known/'],
 };
 
-/** Public documents, logged only on error at LOG_LEVEL=info (see quietPublicDocuments). */
+/** Public documents: in the access log at LOG_LEVEL=info, only when they fail (see quietPublicDocuments). */
 const PUBLIC_DOCUMENTS: PathSet = {
   exact: [DOCUMENT_PATHS.auth, DOCUMENT_PATHS.llms, DOCUMENT_PATHS.pricing, DOCUMENT_PATHS.openapi],
   prefixes: ['/.well-known/', '/assets/'],
@@ -55,7 +55,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const logger = appLogger(deps.config.logLevel);
   const app = Fastify({
     logger: logger.options,
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(deps.config.accessLog),
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
     bodyLimit: 64 * 1024,
     // Unknown query/body shapes are ours to judge, with OAuth errors rather than framework ones.
@@ -81,7 +81,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));
   await registerCors(app, CORS_PATHS);
-  quietPublicDocuments(app, deps.config.logLevel, PUBLIC_DOCUMENTS);
+  if (deps.config.accessLog) quietPublicDocuments(app, deps.config.logLevel, PUBLIC_DOCUMENTS);
 
   registerAssets(app);
   registerHome(app, deps);

@@ -48,6 +48,12 @@ export const SETTINGS: readonly SettingDoc[] = [
     description: 'fatal, error, warn, info, debug, trace or silent. Tokens, codes, secrets and passwords are never logged.',
   },
   {
+    env: 'ACCESS_LOG',
+    default: 'false',
+    description:
+      'true: one line per request at info (method, URL with credential parameters redacted, client address, status, time). Off by default: a load balancer in front keeps its own, and client addresses are personal data. Events (failed sign-ins, registrations, revocations, errors) are logged either way.',
+  },
+  {
     env: 'LOOPBACK_HOSTS',
     default: '127.0.0.1,[::1],localhost',
     description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.',

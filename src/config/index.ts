@@ -14,6 +14,8 @@ export interface Config {
   sessionTtl: number;
   trustProxy: boolean | number | string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** One log line per request (docs/deployment.md "Logs"). */
+  accessLog: boolean;
   loopbackHosts: string[];
   registrationBodyLimit: number;
   keysSecret: string | undefined;
@@ -53,6 +55,7 @@ const schema = z.object({
   SESSION_TTL_SECONDS: int(300, 2_592_000).default(43_200),
   TRUST_PROXY: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ACCESS_LOG: z.enum(['true', 'false']).default('false'),
   LOOPBACK_HOSTS: z.string().default('127.0.0.1,[::1],localhost'),
   REGISTRATION_BODY_LIMIT: int(1024, 1_048_576).default(16_384),
   KEYS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -93,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtl: e.SESSION_TTL_SECONDS,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
+    accessLog: e.ACCESS_LOG === 'true',
     loopbackHosts: parseLoopbackHosts(e.LOOPBACK_HOSTS),
     registrationBodyLimit: e.REGISTRATION_BODY_LIMIT,
     keysSecret: e.KEYS_SECRET,

@@ -18,8 +18,8 @@ const WRITE_AT_CHARS = 4096;
 const WRITE_EVERY_MS = 250;
 
 /**
- * JSON lines on stdout, one per request, with the request serializer that
- * keeps credentials out. Lines are written asynchronously and in batches
+ * JSON lines on stdout (events, errors and, with ACCESS_LOG=true, one line
+ * per request), with the request serializer that keeps credentials out. Lines are written asynchronously and in batches
  * (src/http/log-batch.ts): a write goes out once 4 KB of lines wait, and
  * every 250 ms otherwise. One blocking write(2) per line (pino's default for
  * stdout) cost a small request more than anything but its own socket write;
@@ -41,9 +41,11 @@ export function appLogger(level: Config['logLevel']): AppLogger {
 /**
  * Public documents every client fetches on start (the well-known metadata,
  * JWKS, /auth.md, /openapi.json, stylesheets) carry no caller's data and
- * would fill an access log at info with the same lines; at LOG_LEVEL=info
+ * would fill the access log at info with the same lines; at LOG_LEVEL=info
  * their successful requests are not logged (errors still are). Any other
  * level applies to them as to every route: debug and trace log them too.
+ * src/app.ts applies it only with the access log on: the quieter level
+ * costs every request of these routes a logger with its own level.
  */
 export function quietPublicDocuments(app: FastifyInstance, level: Config['logLevel'], paths: PathSet): void {
   if (level !== 'info') return;

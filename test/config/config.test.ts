@@ -66,6 +66,7 @@ const EXAMPLES: Record<string, Example> = {
   SESSION_TTL_SECONDS: { valid: '3600', read: (c) => c.sessionTtl, expected: 3600, invalid: ['299', '2592001', 'day'] },
   TRUST_PROXY: { valid: 'true', read: (c) => c.trustProxy, expected: true, invalid: ['yes', 'always', ',', 'proxy.example'] },
   LOG_LEVEL: { valid: 'debug', read: (c) => c.logLevel, expected: 'debug', invalid: ['loud', 'verbose'] },
+  ACCESS_LOG: { valid: 'true', read: (c) => c.accessLog, expected: true, invalid: ['yes', 'on', '1', 'TRUE'] },
   LOOPBACK_HOSTS: {
     valid: '127.0.0.1,[::1]',
     read: (c) => c.loopbackHosts,
@@ -151,6 +152,7 @@ describe('defaults', () => {
       sessionTtl: Number(doc.SESSION_TTL_SECONDS),
       trustProxy: false,
       logLevel: doc.LOG_LEVEL,
+      accessLog: false,
       loopbackHosts: doc.LOOPBACK_HOSTS!.split(','),
       registrationBodyLimit: Number(doc.REGISTRATION_BODY_LIMIT),
       idTokenTtl: Number(doc.ID_TOKEN_TTL_SECONDS),
@@ -165,6 +167,7 @@ describe('defaults', () => {
       DATABASE_URL: './data/lyceum.sqlite',
       TRUST_PROXY: 'false',
       LOG_LEVEL: 'info',
+      ACCESS_LOG: 'false',
     });
   });
 

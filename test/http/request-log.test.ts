@@ -8,23 +8,35 @@ import { spawnServe } from '../helpers/spawn-serve.ts';
 interface Line {
   level: number;
   msg: string;
+  reqId?: string;
+  client_id?: string;
   req?: { method: string; url: string };
   res?: { statusCode: number };
   responseTime?: number;
 }
 
+interface Sent {
+  path: string;
+  headers?: Record<string, string>;
+  /** A JSON body, sent with POST. */
+  json?: unknown;
+}
+
 /**
- * `lyceum serve` at a log level, the given requests, then SIGTERM: returns
- * everything it wrote to stdout (the log is written asynchronously, so this
- * also shows that nothing is lost on a graceful stop).
+ * `lyceum serve` with the given logging settings, the given requests, then
+ * SIGTERM: returns everything it wrote to stdout (the log is written
+ * asynchronously, so this also shows that nothing is lost on a graceful stop).
  */
-async function serveAndLog(level: string, requests: { path: string; headers?: Record<string, string> }[]): Promise<{ raw: string; lines: Line[] }> {
+async function serveAndLog(settings: Record<string, string>, requests: Sent[]): Promise<{ raw: string; lines: Line[] }> {
   const port = await freePort();
   const file = join(mkdtempSync(join(tmpdir(), 'lyceum-log-')), 'lyceum.sqlite');
-  const server = await spawnServe({ LOG_LEVEL: level, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });
+  const server = await spawnServe({ ...settings, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });
   try {
     for (const r of requests) {
-      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, { headers: r.headers ?? {} });
+      const res = await fetch(`http://127.0.0.1:${port}${r.path}`, {
+        headers: { ...(r.json === undefined ? {} : { 'content-type': 'application/json' }), ...r.headers },
+        ...(r.json === undefined ? {} : { method: 'POST', body: JSON.stringify(r.json) }),
+      });
       await res.arrayBuffer();
     }
   } finally {
@@ -42,9 +54,25 @@ async function serveAndLog(level: string, requests: { path: string; headers?: Re
 const completed = (lines: Line[]) => lines.filter((l) => l.msg === 'request completed' || l.msg === 'request errored');
 const urls = (lines: Line[]) => completed(lines).map((l) => `${l.req?.method} ${l.req?.url} ${l.res?.statusCode}`);
 
+const REGISTRATION = { client_name: 'Log test', redirect_uris: ['http://127.0.0.1:8765/callback'], token_endpoint_auth_method: 'none' };
+
 describe('request log', () => {
-  it('at info: one JSON line per API request, credentials redacted, public documents left out, all of it written before exit', async () => {
-    const { raw, lines } = await serveAndLog('info', [
+  it('by default (no ACCESS_LOG): events with their request id, no line per request', async () => {
+    const { raw, lines } = await serveAndLog({ LOG_LEVEL: 'info' }, [
+      { path: '/api/v1/courses?limit=2' },
+      { path: '/api/v1/students', headers: { authorization: 'Bearer lyc_at_not-a-real-token-0123456789' } },
+      { path: '/api/oauth/register', json: REGISTRATION },
+      { path: '/.well-known/no-such-document' },
+    ]);
+    expect(completed(lines)).toEqual([]);
+    const registered = lines.filter((l) => l.msg === 'client registered');
+    expect(registered).toHaveLength(1);
+    expect(registered[0]).toMatchObject({ level: 30, client_id: expect.stringMatching(/./), reqId: expect.stringMatching(/./) });
+    expect(raw).not.toContain('not-a-real-token');
+  }, 90_000);
+
+  it('ACCESS_LOG=true at info: one JSON line per API request, credentials redacted, public documents left out, all of it written before exit', async () => {
+    const { raw, lines } = await serveAndLog({ LOG_LEVEL: 'info', ACCESS_LOG: 'true' }, [
       { path: '/.well-known/openid-configuration' },
       { path: '/.well-known/oauth-protected-resource' },
       { path: '/auth.md' },
@@ -70,7 +98,7 @@ describe('request log', () => {
   it('writes a request\'s line within a second while the server keeps running, not only when it stops', async () => {
     const port = await freePort();
     const file = join(mkdtempSync(join(tmpdir(), 'lyceum-log-')), 'lyceum.sqlite');
-    const server = await spawnServe({ LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });
+    const server = await spawnServe({ LOG_LEVEL: 'info', ACCESS_LOG: 'true', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });
     try {
       await (await fetch(`http://127.0.0.1:${port}/api/v1/courses?limit=1`)).arrayBuffer();
       const sent = Date.now();
@@ -84,8 +112,8 @@ describe('request log', () => {
     }
   }, 90_000);
 
-  it('at debug: the public documents are logged too', async () => {
-    const { lines } = await serveAndLog('debug', [{ path: '/.well-known/openid-configuration' }, { path: '/auth.md' }]);
+  it('ACCESS_LOG=true at debug: the public documents are logged too', async () => {
+    const { lines } = await serveAndLog({ LOG_LEVEL: 'debug', ACCESS_LOG: 'true' }, [{ path: '/.well-known/openid-configuration' }, { path: '/auth.md' }]);
     expect(urls(lines)).toEqual(['GET /.well-known/openid-configuration 200', 'GET /auth.md 200']);
   }, 90_000);
 });
