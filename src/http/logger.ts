@@ -19,7 +19,8 @@ const WRITE_EVERY_MS = 250;
 
 /**
  * JSON lines on stdout (events, errors and, with ACCESS_LOG=true, one line
- * per request), with the request serializer that keeps credentials out. Lines are written asynchronously and in batches
+ * per request), with the request serializer that keeps credentials out.
+ * Lines are written asynchronously and in batches
  * (src/http/log-batch.ts): a write goes out once 4 KB of lines wait, and
  * every 250 ms otherwise. One blocking write(2) per line (pino's default for
  * stdout) cost a small request more than anything but its own socket write;
