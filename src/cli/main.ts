@@ -31,17 +31,29 @@ async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise
   }
 }
 
+/**
+ * serve and migrate read their settings from the environment only: an
+ * argument such as `--port 4000` would otherwise be ignored without a word.
+ */
+function noArguments(command: string, rest: string[]): void {
+  if (rest.length > 0) {
+    throw new UsageError(`${command} takes no arguments (got "${rest[0]}"); its settings come from environment variables, e.g. PORT=4000 lyceum ${command}; run "lyceum help"`);
+  }
+}
+
 // Each command's module is imported when that command runs: `serve` (the start
 // that is timed) loads the server and nothing of the other commands.
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': {
+      noArguments(command, rest);
       const config = loadConfig();
       const { serveCommand } = await import('./serve.ts');
       return serveCommand(config);
     }
     case 'migrate':
+      noArguments(command, rest);
       await withStore(async () => undefined);
       console.log('migrations applied');
       return;
