@@ -35,7 +35,8 @@ export async function addBenchUser(databaseUrl: string): Promise<void> {
 /**
  * `lyceum serve` on databaseUrl with the rate limits off (the bench measures
  * the endpoints, not the limiter) and every other setting at its default
- * (LOG_LEVEL info, no access log: the log goes to a file); `env` adds or overrides settings.
+ * (LOG_LEVEL info, no access log: the log goes to a file); `env` adds or
+ * overrides settings.
  */
 export async function startLyceum(databaseUrl: string, logDir: string, env: Record<string, string> = {}): Promise<LyceumServer> {
   const port = await freePort();

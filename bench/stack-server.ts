@@ -2,8 +2,8 @@
  * Lyceum's HTTP stack without Lyceum, in a process of its own: the plugins
  * and hooks src/app.ts registers for every request (the security headers,
  * CORS, cookies, form bodies, the JSON serializer, the logger at info with
- * the access log off, as by default) around one route that answers Lyceum's discovery
- * document. Between the bare route and Lyceum's own discovery endpoint, it
+ * the access log off, as by default) around one route that answers Lyceum's
+ * discovery document. Between the bare route and Lyceum's own discovery endpoint, it
  * shows what the stack costs.
  */
 import cookie from '@fastify/cookie';

@@ -81,7 +81,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));
   await registerCors(app, CORS_PATHS);
-  if (deps.config.accessLog) quietPublicDocuments(app, deps.config.logLevel, PUBLIC_DOCUMENTS);
+  quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);
 
   registerAssets(app);
   registerHome(app, deps);

@@ -45,11 +45,11 @@ export function appLogger(level: Config['logLevel']): AppLogger {
  * would fill the access log at info with the same lines; at LOG_LEVEL=info
  * their successful requests are not logged (errors still are). Any other
  * level applies to them as to every route: debug and trace log them too.
- * src/app.ts applies it only with the access log on: the quieter level
- * costs every request of these routes a logger with its own level.
+ * Without the access log there is nothing to quiet, and the quieter level
+ * would still cost every request of these routes a logger of its own level.
  */
-export function quietPublicDocuments(app: FastifyInstance, level: Config['logLevel'], paths: PathSet): void {
-  if (level !== 'info') return;
+export function quietPublicDocuments(app: FastifyInstance, config: Pick<Config, 'logLevel' | 'accessLog'>, paths: PathSet): void {
+  if (!config.accessLog || config.logLevel !== 'info') return;
   app.addHook('onRoute', (route) => {
     if (inPathSet(paths, route.url)) route.logLevel = 'warn';
   });
