@@ -12,6 +12,7 @@ import { registerSecurityHeaders, securityPolicy } from './http/security-headers
 import { setStrictBodyValidation } from './http/validators.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
 import { appLogger, quietPublicDocuments } from './http/logger.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize/routes.ts';
 import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
@@ -56,6 +57,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger.options,
     logController: new OneLinePerRequest(deps.config.accessLog),
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
     bodyLimit: 64 * 1024,
     // Unknown query/body shapes are ours to judge, with OAuth errors rather than framework ones.

@@ -7,13 +7,13 @@ import { authorizationServerMetadata, protectedResourceMetadata } from './metada
 
 /**
  * A document that depends only on the configuration, serialized once: each
- * request sends the same JSON text with its cache headers.
+ * request sends the same JSON text with its cache headers, at once (a
+ * synchronous handler: nothing to wait for).
  */
 function staticJson(document: unknown) {
   const body = JSON.stringify(document);
-  return async (_request: unknown, reply: FastifyReply) => {
-    reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8');
-    return body;
+  return (_request: unknown, reply: FastifyReply) => {
+    reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(body);
   };
 }
 

@@ -7,7 +7,8 @@ const OPEN: FastifyCorsOptions = {
   origin: '*',
   methods: ['GET', 'POST', 'OPTIONS'],
   allowedHeaders: ['Authorization', 'Content-Type', 'MCP-Protocol-Version'],
-  exposedHeaders: ['WWW-Authenticate'],
+  // One string rather than a list: the plugin joins a list again on every response.
+  exposedHeaders: 'WWW-Authenticate',
   maxAge: 86_400,
 };
 

@@ -1,13 +1,32 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { USERINFO_SCHEMA } from '../discovery/oauth-schemas.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { protect } from '../resource/fastify-guard.ts';
 import { invalidToken } from '../resource/guard.ts';
+import type { Scope } from '../oauth/scopes.ts';
+import type { User } from '../store/types.ts';
+import { whenReady } from '../util/maybe-promise.ts';
 
 /** The school role as an extension claim (documented in auth.md and claims_supported). */
 export const ROLE_CLAIM = 'school_role';
+
+/** The user's claims the token's scopes release (OIDC Core §5.4). */
+function claims(user: User, scopes: ReadonlySet<Scope>): Record<string, unknown> {
+  const out: Record<string, unknown> = { sub: user.id };
+  if (scopes.has('profile')) {
+    out.name = user.name;
+    out.preferred_username = user.email.split('@')[0];
+    out.updated_at = Math.floor(user.updatedAt / 1000);
+    out[ROLE_CLAIM] = user.role;
+  }
+  if (scopes.has('email')) {
+    out.email = user.email;
+    out.email_verified = false;
+  }
+  return out;
+}
 
 /**
  * GET/POST /api/oauth/userinfo (OIDC Core §5.3). `sub` always; `profile` adds
@@ -15,19 +34,15 @@ export const ROLE_CLAIM = 'school_role';
  * email and email_verified. Needs a token with `openid`.
  */
 export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
-  const handler = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+  // Not async: on SQLite the user is read at once and the claims are answered without waiting a turn.
+  const handler = (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('cache-control', 'no-store');
     const caller = request.caller;
     if (caller.kind !== 'token') throw new OAuthError('invalid_request', 'UserInfo needs a Bearer access token', 401);
-    const user = await deps.store.users.findById(caller.userId);
-    if (!user) throw invalidToken({ store: deps.store, issuer: deps.config.issuer, now: deps.now() }, 'api', 'The user of this token no longer exists');
-    return {
-      sub: user.id,
-      ...(caller.scopes.has('profile')
-        ? { name: user.name, preferred_username: user.email.split('@')[0], updated_at: Math.floor(user.updatedAt / 1000), [ROLE_CLAIM]: user.role }
-        : {}),
-      ...(caller.scopes.has('email') ? { email: user.email, email_verified: false } : {}),
-    };
+    return whenReady(deps.store.users.findById(caller.userId), (user) => {
+      if (!user) throw invalidToken({ store: deps.store, issuer: deps.config.issuer, now: deps.now() }, 'api', 'The user of this token no longer exists');
+      return claims(user, caller.scopes);
+    });
   };
   const preValidation = protect(deps, ['openid']);
   app.get(ENDPOINTS.userinfo, { preValidation, schema: USERINFO_SCHEMA }, handler);

@@ -2,6 +2,7 @@ import type { Store, Token } from '../store/types.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { grantedScopes, type Scope } from '../oauth/scopes.ts';
 import { sha256 } from '../oauth/tokens/secrets.ts';
+import { whenReady, type MaybePromise } from '../util/maybe-promise.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
 
 /** Who is calling, as the guard decided. */
@@ -64,8 +65,10 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * - malformed, unknown, expired, revoked or wrong-audience token → 401 invalid_token;
  * - valid token without every required scope → 403 insufficient_scope.
  * Does NOT check the user's role: granted scopes were already intersected with it.
+ * The caller comes at once when the store answers at once (SQLite); a refusal
+ * is thrown, or rejected when the lookup was asynchronous.
  */
-export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Promise<Caller> {
+export function authorizeRequest(input: GuardInput, ctx: GuardContext): MaybePromise<Caller> {
   if (input.tokenInQuery) {
     // RFC 9700 §2.4 / OAuth 2.1: tokens in URIs leak through logs and Referer; only the header is accepted.
     throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not in the query string or body');
@@ -82,7 +85,11 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
   }
   const match = BEARER.exec(input.authorization);
   if (!match) throw invalidToken(ctx, input.resource, 'The Authorization header must be "Bearer <access token>"');
-  const token = await ctx.store.tokens.find(sha256(match[1]!));
+  return whenReady(ctx.store.tokens.find(sha256(match[1]!)), (token) => checkToken(token, input, ctx));
+}
+
+/** The presented token's row (undefined when unknown) against the request: the caller, or the OAuthError to send. */
+function checkToken(token: Token | undefined, input: GuardInput, ctx: GuardContext): Caller {
   if (!token || token.kind !== 'access') throw invalidToken(ctx, input.resource, 'The access token is not recognised');
   if (token.revokedAt !== null) throw invalidToken(ctx, input.resource, 'The access token was revoked');
   if (ctx.now >= token.expiresAt) throw invalidToken(ctx, input.resource, 'The access token has expired');

@@ -8,6 +8,7 @@
  * stored only as SHA-256 hashes; nothing here knows a plaintext credential.
  */
 import type { Role } from '../oauth/roles.ts';
+import type { MaybePromise } from '../util/maybe-promise.ts';
 
 export interface User {
   id: string;
@@ -23,7 +24,8 @@ export interface UserStore {
   /** Contract: throws DuplicateError when the (lower-cased) email is taken. */
   create(user: User): Promise<void>;
   findByEmail(email: string): Promise<User | undefined>;
-  findById(id: string): Promise<User | undefined>;
+  /** On every UserInfo request: answered at once where the store can (SQLite). */
+  findById(id: string): MaybePromise<User | undefined>;
   list(): Promise<User[]>;
   /** Contract: returns false when no such user exists. */
   setPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
@@ -60,7 +62,8 @@ export interface Client {
 
 export interface ClientStore {
   create(client: Client): Promise<void>;
-  find(id: string): Promise<Client | undefined>;
+  /** On every token, introspection and authorization request: answered at once where the store can (SQLite). */
+  find(id: string): MaybePromise<Client | undefined>;
   list(): Promise<Client[]>;
   /** Contract: deletes the client with its codes, tokens and grants; false if it did not exist. */
   delete(id: string): Promise<boolean>;
@@ -128,7 +131,8 @@ export type RotateResult =
 export interface TokenStore {
   /** Contract: inserts each token; a hash already present is left as it is (idempotent). */
   insert(tokens: Token[]): Promise<void>;
-  find(hash: string): Promise<Token | undefined>;
+  /** On every bearer-protected request: answered at once where the store can (SQLite). */
+  find(hash: string): MaybePromise<Token | undefined>;
   /**
    * Contract: atomically marks a live refresh token rotated and inserts its
    * successors in the same transaction. Exactly one of racing callers gets

@@ -39,8 +39,8 @@ describe.each(STORE_KINDS)('bearer guard (%s)', (kind) => {
 
   const accessToken = async (opts: FlowOptions = {}, overrides: Overrides = {}) => (await tokens(opts, overrides)).tokens.access_token;
 
-  /** The guard called directly, as a framework-free function. */
-  function guard(authorization: string | undefined, resource: ResourceName, over: Partial<GuardInput> = {}): Promise<Caller> {
+  /** The guard called directly, as a framework-free function (a refusal thrown at once becomes a rejection here). */
+  async function guard(authorization: string | undefined, resource: ResourceName, over: Partial<GuardInput> = {}): Promise<Caller> {
     return authorizeRequest(
       { authorization, tokenInQuery: false, required: ['courses:read'], resource, allowAnonymous: false, ...over },
       { store: server.deps.store, issuer: server.issuer, now: server.deps.now() },

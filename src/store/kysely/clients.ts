@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
 import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
 import type { ClientsTable, Database } from './schema.ts';
+import { whenReady } from '../../util/maybe-promise.ts';
 
 function toClient(row: Selectable<ClientsTable>): Client {
   return {
@@ -19,10 +20,7 @@ export function kyselyClientStore(db: Kysely<Database>): ClientStore {
     async create(client) {
       await insert(db, [{ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt }]);
     },
-    async find(id) {
-      const row = await findById(id);
-      return row && toClient(row);
-    },
+    find: (id) => whenReady(findById(id), (row) => row && toClient(row)),
     async list() {
       const rows = await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toClient);

@@ -1,5 +1,6 @@
 import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
 import { boundedCache } from '../../util/bounded-cache.ts';
+import type { MaybePromise } from '../../util/maybe-promise.ts';
 import { readFirst } from './direct-reads.ts';
 import type { Database } from './schema.ts';
 
@@ -46,8 +47,11 @@ function compileShape(build: (value: (i: number) => unknown) => Compilable<unkno
   return { query, sources };
 }
 
+/** The compiled parameters with the call's values in place of the placeholders. */
+const parametersFor = (sources: Source[], values: readonly unknown[]) => sources.map((s) => ('value' in s ? values[s.value] : s.constant));
+
 function withValues({ query, sources }: CompiledShape, values: readonly unknown[]): CompiledQuery {
-  return { ...query, parameters: sources.map((s) => ('value' in s ? values[s.value] : s.constant)) };
+  return { ...query, parameters: parametersFor(sources, values) };
 }
 
 /** One query shape compiled once (on first use): the compiled query for each call's values. */
@@ -67,9 +71,12 @@ export function compiledOnce(build: (value: (i: number) => unknown) => Compilabl
 export function compiledLookup<Row>(
   db: Kysely<Database>,
   build: (value: (i: number) => unknown) => Compilable<Row>,
-): (...values: unknown[]) => Promise<Row | undefined> {
-  const query = compiledOnce(build);
-  return (...values) => readFirst<Row>(db, query(values));
+): (...values: unknown[]) => MaybePromise<Row | undefined> {
+  let compiled: CompiledShape | undefined;
+  return (...values) => {
+    compiled ??= compileShape(build);
+    return readFirst<Row>(db, compiled.query, parametersFor(compiled.sources, values));
+  };
 }
 
 /**

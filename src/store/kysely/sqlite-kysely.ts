@@ -41,8 +41,8 @@ export function sqliteKysely(sqlite: SQLite.Database, onClose: () => void = () =
     return stmt.reader ? stmt : undefined;
   };
   registerDirectReads(db, {
-    rows: ({ sql, parameters }) => reader(sql)?.all(parameters),
-    first: ({ sql, parameters }) => {
+    rows: (sql, parameters) => reader(sql)?.all(parameters),
+    first: (sql, parameters) => {
       const stmt = reader(sql);
       return stmt && (stmt.get(parameters) ?? null);
     },

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
 import { compiledInsert, compiledLookup, compiledOnce } from './compiled-shapes.ts';
+import { whenReady } from '../../util/maybe-promise.ts';
 import { purgeBefore } from './purge.ts';
 import type { Database, TokensTable } from './schema.ts';
 
@@ -61,10 +62,7 @@ export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Datab
 
   return {
     insert: (tokens) => insert(db, tokens),
-    async find(hash) {
-      const row = await findByHash(hash);
-      return row && toToken(row);
-    },
+    find: (hash) => whenReady(findByHash(hash), (row) => row && toToken(row)),
     async rotate(hash, now, successors) {
       return db.transaction().execute(async (trx) => {
         const [won] = (await trx.executeQuery<Selectable<TokensTable>>(claim([now, hash]))).rows;

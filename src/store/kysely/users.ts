@@ -4,6 +4,7 @@ import { DuplicateError, type User, type UserStore } from '../types.ts';
 import type { Database, UsersTable } from './schema.ts';
 import { compiledLookup } from './compiled-shapes.ts';
 import { isUniqueViolation } from './unique-violation.ts';
+import { whenReady } from '../../util/maybe-promise.ts';
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -43,10 +44,7 @@ export function kyselyUserStore(db: Kysely<Database>): UserStore {
       const row = await db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
       return row && toUser(row);
     },
-    async findById(id) {
-      const row = await findById(id);
-      return row && toUser(row);
-    },
+    findById: (id) => whenReady(findById(id), (row) => row && toUser(row)),
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toUser);
