@@ -174,6 +174,23 @@ describe.each(STORE_KINDS)('bearer guard (%s)', (kind) => {
         expect([...caller.scopes].sort()).toEqual(['courses:read', 'openid', 'profile']);
       }
     });
+
+    it(
+      kind === 'sqlite'
+        ? 'is decided at once on SQLite: the guard returns the caller itself, and throws a refusal'
+        : 'is decided when PostgreSQL answers: the guard returns a promise, and rejects a refusal',
+      async () => {
+        const token = await accessToken();
+        const ctx = { store: server.deps.store, issuer: server.issuer, now: server.deps.now() };
+        const input = { tokenInQuery: false, required: ['courses:read'] as Scope[], resource: 'api' as const, allowAnonymous: false };
+        const decision = authorizeRequest({ ...input, authorization: `Bearer ${token}` }, ctx);
+        expect(decision instanceof Promise).toBe(kind !== 'sqlite');
+        expect(await decision).toMatchObject({ kind: 'token', userId: server.user.id });
+        const unknown = () => authorizeRequest({ ...input, authorization: 'Bearer not-a-token-of-ours' }, ctx);
+        if (kind === 'sqlite') expect(unknown).toThrow(OAuthError);
+        else await expect(unknown()).rejects.toBeInstanceOf(OAuthError);
+      },
+    );
   });
 
   describe('an unusable credential is 401 invalid_token with a challenge naming the metadata', () => {
