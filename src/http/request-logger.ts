@@ -2,6 +2,8 @@ import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 
 type LogArgs = [unknown, ...unknown[]];
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type Level = (typeof LEVELS)[number];
 
 /**
  * A request's logger (`request.log`), whose pino child is made when the
@@ -40,31 +42,20 @@ class RequestLogger {
     return this.#logger().child(bindings, options);
   }
 
-  fatal(...args: LogArgs): void {
-    (this.#logger().fatal as (...a: LogArgs) => void)(...args);
-  }
-
-  error(...args: LogArgs): void {
-    (this.#logger().error as (...a: LogArgs) => void)(...args);
-  }
-
-  warn(...args: LogArgs): void {
-    (this.#logger().warn as (...a: LogArgs) => void)(...args);
-  }
-
-  info(...args: LogArgs): void {
-    (this.#logger().info as (...a: LogArgs) => void)(...args);
-  }
-
-  debug(...args: LogArgs): void {
-    (this.#logger().debug as (...a: LogArgs) => void)(...args);
-  }
-
-  trace(...args: LogArgs): void {
-    (this.#logger().trace as (...a: LogArgs) => void)(...args);
+  /** A line at `level`, written by the request's child. */
+  write(level: Level, args: LogArgs): void {
+    (this.#logger()[level] as (...a: LogArgs) => void)(...args);
   }
 
   silent(): void {}
+}
+
+// The log methods (request.log.info(...) and the others), each handing its line to write().
+interface RequestLogger extends Record<Level, (...args: LogArgs) => void> {}
+for (const level of LEVELS) {
+  RequestLogger.prototype[level] = function (this: RequestLogger, ...args: LogArgs) {
+    this.write(level, args);
+  };
 }
 
 /** Fastify's `childLoggerFactory`: each request's logger, its pino child made on first use. */
