@@ -36,13 +36,13 @@ export async function addBenchUser(databaseUrl: string): Promise<void> {
  * `lyceum serve` on databaseUrl with the rate limits off (the bench measures
  * the endpoints, not the limiter) and every other setting at its default
  * (LOG_LEVEL info, no access log: the log goes to a file); `env` adds or
- * overrides settings.
+ * overrides settings; `main` is another build's dist/lyceum.js (bench/ab.ts).
  */
-export async function startLyceum(databaseUrl: string, logDir: string, env: Record<string, string> = {}): Promise<LyceumServer> {
+export async function startLyceum(databaseUrl: string, logDir: string, env: Record<string, string> = {}, main = MAIN): Promise<LyceumServer> {
   const port = await freePort();
   const server = await spawnServer({
     // BENCH_CPU_PROFILE=<dir>: each Lyceum server writes a V8 CPU profile there when it stops.
-    args: [...(process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : []), MAIN, 'serve'],
+    args: [...(process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : []), main, 'serve'],
     env: {
       ...baseEnv(databaseUrl),
       PORT: String(port),
