@@ -1,9 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Zod } from './tool.ts';
 
 export interface McpSdk {
   McpServer: typeof McpServer;
   StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
+  /** The zod the tools' inputs are built with (tool.ts). */
+  z: Zod;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -12,12 +15,13 @@ let loading: Promise<McpSdk> | undefined;
  * The MCP SDK, loaded on the first /mcp request rather than at start. With
  * what it pulls in (zod 3 and zod-to-json-schema, Hono's Node adapter) it
  * took about 0.1 s and 10 MB of every start, for an endpoint that many
- * deployments call rarely. The first MCP request pays the load once; a
+ * deployments call rarely. The zod of the tools' inputs comes with it: it
+ * was another 30 ms of every start (its 730 KB compiled and run). The first MCP request pays the load once; a
  * failed load is retried on the next one.
  */
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]).then(
-    ([mcp, http]) => ({ McpServer: mcp.McpServer, StreamableHTTPServerTransport: http.StreamableHTTPServerTransport }),
+  loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('zod')]).then(
+    ([mcp, http, zod]) => ({ McpServer: mcp.McpServer, StreamableHTTPServerTransport: http.StreamableHTTPServerTransport, z: zod.z }),
     (err: unknown) => {
       loading = undefined;
       throw err;

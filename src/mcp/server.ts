@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { z } from 'zod';
 import { OAuthError } from '../oauth/errors.ts';
 import { loadMcpSdk } from './sdk.ts';
-import type { ToolContext, ToolDef } from './tool.ts';
+import type { ToolContext, ToolDef, Zod } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 
 export const TOOL_TIMEOUT_MS = 10_000;
@@ -10,6 +11,15 @@ export const TOOL_TIMEOUT_MS = 10_000;
 export function canUse(tool: ToolDef, ctx: ToolContext): boolean {
   if (tool.scopes.length === 0) return true;
   return ctx.caller.kind === 'token' && tool.scopes.every((s) => (ctx.caller.kind === 'token' ? ctx.caller.scopes.has(s) : false));
+}
+
+/** Each tool's input shape, built once from the loaded zod and shared by every request's server. */
+const inputShapes = new WeakMap<ToolDef, z.ZodRawShape>();
+
+function inputShape(tool: ToolDef, zod: Zod): z.ZodRawShape {
+  let shape = inputShapes.get(tool);
+  if (!shape) inputShapes.set(tool, (shape = tool.input(zod)));
+  return shape;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -26,7 +36,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * isError, never transport errors.
  */
 export async function buildMcpServer(ctx: ToolContext, version: string): Promise<McpServer> {
-  const { McpServer } = await loadMcpSdk();
+  const { McpServer, z: zod } = await loadMcpSdk();
   const server = new McpServer(
     { name: 'lyceum', title: 'Lyceum school catalog', version },
     { instructions: 'Catalog tools need no sign-in. Tools about students, orders, analytics or changes need an OAuth access token for this MCP endpoint; see /.well-known/oauth-protected-resource/mcp.' },
@@ -38,7 +48,7 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
       {
         title: tool.title,
         description: tool.scopes.length ? `${tool.description} (scope: ${tool.scopes.join(' ')})` : tool.description,
-        inputSchema: tool.input,
+        inputSchema: inputShape(tool, zod),
         annotations: { readOnlyHint: tool.readOnly, openWorldHint: false },
       },
       async (args: Record<string, unknown>) => {

@@ -24,12 +24,20 @@ export interface ToolResult {
  * the call reaches the MCP server (so a missing scope is an HTTP 403 that
  * clients can step up from, not a JSON-RPC error).
  */
+/** The zod namespace a tool builds its input's shape with. */
+export type Zod = typeof z;
+
 export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   title: string;
   description: string;
   scopes: readonly Scope[];
-  input: Shape;
+  /**
+   * The input's shape, built from the zod it is given. zod is loaded with the
+   * MCP SDK on the first /mcp request (sdk.ts), so the tools, which the
+   * server lists at start for their scopes, keep it out of every start.
+   */
+  input: (zod: Zod) => Shape;
   /** Read-only tools are marked so clients may call them without confirmation. */
   readOnly: boolean;
   run(ctx: ToolContext, args: z.infer<z.ZodObject<Shape>>): Promise<ToolResult>;

@@ -3,7 +3,7 @@
  * modules it keeps out of the bundle are left out, and still work when the
  * bundled code reaches them.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -36,5 +36,39 @@ describe('the bundle leaves yaml and light-my-request in node_modules', () => {
     const out = (await import(pathToFileURL(join(dir, 'out.js')).href)) as { dump: (v: unknown) => string; inject: () => Promise<unknown> };
     expect(out.dump({ openapi: '3.1.0' })).toBe('openapi: 3.1.0\n');
     expect(typeof (await out.inject())).toBe('function');
+  });
+});
+
+describe("the bundle leaves zod's catalogue of locales out", () => {
+  it('no locale but English is bundled; zod/mini checks and zod loaded on demand still answer, in English', async () => {
+    const out = join(dir, 'zod');
+    const entry = join(dir, 'zod-entry.ts');
+    // As the configuration (zod/mini, at start) and the MCP tools (zod, on the first /mcp request) use it.
+    writeFileSync(
+      entry,
+      [
+        "import { object, regex, string } from 'zod/mini';",
+        "const schema = object({ PORT: string().check(regex(/^\\d+$/, 'must be a whole number')) });",
+        'export const check = (value: string) => schema.safeParse({ PORT: value });',
+        "export const full = async () => (await import('zod')).z;",
+      ].join('\n'),
+    );
+    await build({ ...BUNDLE_OPTIONS, entryPoints: { out: entry }, outdir: out, logLevel: 'silent' });
+    const code = readdirSync(out, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(out, f), 'utf8'))
+      .join('\n');
+    const locales = [...code.matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm)].map((m) => m[1]);
+    expect(locales).toEqual(['en']);
+
+    const mod = (await import(pathToFileURL(join(out, 'out.js')).href)) as {
+      check: (v: string) => { success: boolean; data?: unknown; error?: { issues: { message: string }[] } };
+      full: () => Promise<typeof import('zod').z>;
+    };
+    expect(mod.check('3000')).toMatchObject({ success: true, data: { PORT: '3000' } });
+    expect(mod.check('port').error?.issues[0]?.message).toBe('must be a whole number');
+    const z = await mod.full();
+    expect(z.object({ limit: z.number().int().min(1) }).safeParse({ limit: 0 }).error?.issues[0]?.message).toMatch(/^Too small: expected number to be >=1$/);
   });
 });

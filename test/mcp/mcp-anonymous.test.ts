@@ -94,6 +94,12 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
         expect(tool.inputSchema.type, tool.name).toBe('object');
         expect(tool.description, tool.name).toMatch(/\S/);
       }
+      // The shapes are built from zod when the first request loads it (src/mcp/tool.ts): each lists its fields.
+      const search = tools.find((t) => t.name === 'search_courses')!;
+      expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'language', 'level', 'limit', 'query']);
+      expect(search.inputSchema.properties?.level).toMatchObject({ enum: ['beginner', 'intermediate', 'advanced'] });
+      expect(Object.keys(tools.find((t) => t.name === 'get_course')!.inputSchema.properties ?? {})).toEqual(['id']);
+      expect(tools.find((t) => t.name === 'get_course')!.inputSchema.required).toEqual(['id']);
     });
 
     it('calls every catalog tool: each result has structured content and a text item', async () => {

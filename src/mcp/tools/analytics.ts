@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { AnalyticsService } from '../../platform/analytics.ts';
 import { formatMoney } from '../format.ts';
-import { defineTool } from '../tool.ts';
+import { defineTool, type Zod } from '../tool.ts';
 
 export const getAnalytics = defineTool({
   name: 'get_analytics',
@@ -9,11 +8,11 @@ export const getAnalytics = defineTool({
   description: 'Enrollments, revenue and active students per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics). Needs analytics:read.',
   scopes: ['analytics:read'],
   readOnly: true,
-  input: {
+  input: (z) => ({
     from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('First day, YYYY-MM-DD (default: 12 months ago)'),
     to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('Last day, YYYY-MM-DD (default: today)'),
     interval: z.enum(['month', 'week']).default('month'),
-  },
+  }),
   async run(ctx, args) {
     const report = await new AnalyticsService(ctx.deps).report({
       interval: args.interval,

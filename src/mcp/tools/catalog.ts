@@ -1,13 +1,12 @@
-import { z } from 'zod';
 import { AREAS, type AreaDef } from '../../platform/areas.ts';
 import { viewFor } from '../../platform/records.ts';
 import { bulletList, formatMoney } from '../format.ts';
-import { defineTool, type ToolContext } from '../tool.ts';
+import { defineTool, type ToolContext, type Zod } from '../tool.ts';
 
-const page = {
+const page = (z: Zod) => ({
   limit: z.number().int().min(1).max(50).default(10).describe('How many results (1-50)'),
   cursor: z.string().max(500).optional().describe('next_cursor from a previous call, to get the next page'),
-};
+});
 
 async function currency(ctx: ToolContext): Promise<string> {
   const school = await ctx.deps.store.settings.get('school');
@@ -26,12 +25,12 @@ export const searchCourses = defineTool({
   description: 'Search the school\'s published courses by text, level or language. Returns titles, summaries, levels and prices; use get_course for the curriculum.',
   scopes: [],
   readOnly: true,
-  input: {
+  input: (z) => ({
     query: z.string().max(200).optional().describe('Words to look for in titles and summaries'),
     level: z.enum(['beginner', 'intermediate', 'advanced']).optional(),
     language: z.string().max(20).optional().describe('BCP 47 language tag, e.g. en'),
-    ...page,
-  },
+    ...page(z),
+  }),
   async run(ctx, args) {
     const filters: Record<string, string> = {};
     if (args.level) filters.level = args.level;
@@ -52,7 +51,7 @@ function simpleList(name: string, title: string, area: AreaDef, description: str
     description,
     scopes: [],
     readOnly: true,
-    input: { query: z.string().max(200).optional().describe('Words to look for'), ...page },
+    input: (z) => ({ query: z.string().max(200).optional().describe('Words to look for'), ...page(z) }),
     async run(ctx, args) {
       const result = await listArea(ctx, area, { limit: args.limit, cursor: args.cursor, q: args.query });
       const cur = await currency(ctx);

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import { AREAS } from '../../platform/areas.ts';
 import { CurriculumService, curriculumView } from '../../platform/curriculum.ts';
 import { viewFor } from '../../platform/records.ts';
 import { formatMoney } from '../format.ts';
-import { defineTool } from '../tool.ts';
+import { defineTool, type Zod } from '../tool.ts';
 
 export const getCourse = defineTool({
   name: 'get_course',
@@ -11,7 +10,7 @@ export const getCourse = defineTool({
   description: 'One course with its description, price, lecturers and curriculum outline (sections and lessons in order). Use search_courses to find course ids.',
   scopes: [],
   readOnly: true,
-  input: { id: z.string().min(1).max(100).describe('The course id, e.g. from search_courses') },
+  input: (z) => ({ id: z.string().min(1).max(100).describe('The course id, e.g. from search_courses') }),
   async run(ctx, args) {
     const course = await ctx.records.get(AREAS.courses, viewFor(AREAS.courses, ctx.caller) ?? 'public', args.id);
     const outline = await new CurriculumService(ctx.deps, ctx.records).outline(args.id, curriculumView(ctx.caller));

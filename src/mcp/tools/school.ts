@@ -1,14 +1,13 @@
-import { z } from 'zod';
 import { OAuthError } from '../../oauth/errors.ts';
 import { AREAS } from '../../platform/areas.ts';
 import { recordToRow, rowToRecord } from '../../platform/fields.ts';
 import { bulletList, formatMoney } from '../format.ts';
-import { defineTool } from '../tool.ts';
+import { defineTool, type Zod } from '../tool.ts';
 
-const page = {
+const page = (z: Zod) => ({
   limit: z.number().int().min(1).max(50).default(10).describe('How many results (1-50)'),
   cursor: z.string().max(500).optional().describe('next_cursor from a previous call'),
-};
+});
 
 export const getSiteInfo = defineTool({
   name: 'get_site_info',
@@ -16,7 +15,7 @@ export const getSiteInfo = defineTool({
   description: 'The school\'s name, description, language and currency, what it offers, and where its API and documents are.',
   scopes: [],
   readOnly: true,
-  input: {},
+  input: () => ({}),
   async run(ctx) {
     const school = (await ctx.deps.store.settings.get('school')) ?? {};
     const issuer = ctx.deps.config.issuer;
@@ -48,7 +47,7 @@ export const listStudents = defineTool({
   description: 'The school\'s students with name, email and status. Needs students:read.',
   scopes: ['students:read'],
   readOnly: true,
-  input: { query: z.string().max(200).optional().describe('Name or email to look for'), status: z.enum(['active', 'suspended']).optional(), ...page },
+  input: (z) => ({ query: z.string().max(200).optional().describe('Name or email to look for'), status: z.enum(['active', 'suspended']).optional(), ...page(z) }),
   async run(ctx, args) {
     const result = await ctx.records.list(AREAS.students, 'full', {
       limit: args.limit,
@@ -69,7 +68,7 @@ export const listOrders = defineTool({
   description: 'Orders with items, totals and status, oldest first. Needs orders:read.',
   scopes: ['orders:read'],
   readOnly: true,
-  input: { status: z.enum(['pending', 'paid', 'refunded']).optional(), student_id: z.string().max(100).optional(), ...page },
+  input: (z) => ({ status: z.enum(['pending', 'paid', 'refunded']).optional(), student_id: z.string().max(100).optional(), ...page(z) }),
   async run(ctx, args) {
     const filters: Record<string, string> = {};
     if (args.status) filters.status = args.status;
@@ -82,7 +81,7 @@ export const listOrders = defineTool({
   },
 });
 
-const COURSE_CHANGES = {
+const courseChanges = (z: Zod) => ({
   title: z.string().min(1).max(200).optional(),
   summary: z.string().max(500).optional(),
   description: z.string().max(100_000).optional(),
@@ -90,7 +89,7 @@ const COURSE_CHANGES = {
   language: z.string().max(20).optional(),
   price_cents: z.number().int().min(0).max(100_000_000).optional(),
   status: z.enum(['draft', 'published', 'archived']).optional(),
-};
+});
 
 export const updateCourse = defineTool({
   name: 'update_course',
@@ -98,7 +97,7 @@ export const updateCourse = defineTool({
   description: 'Changes a course\'s title, summary, description, level, language, price or status. With dry_run true nothing is written and the result shows what would change. Needs courses:write.',
   scopes: ['courses:write'],
   readOnly: false,
-  input: { id: z.string().min(1).max(100).describe('The course id'), ...COURSE_CHANGES, dry_run: z.boolean().default(false).describe('Preview the change without saving it') },
+  input: (z) => ({ id: z.string().min(1).max(100).describe('The course id'), ...courseChanges(z), dry_run: z.boolean().default(false).describe('Preview the change without saving it') }),
   async run(ctx, args) {
     const { id, dry_run: dryRun, ...changes } = args;
     const patch = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
