@@ -7,7 +7,7 @@
  * as Lyceum: they are Lyceum's own, made by its migrations.
  */
 import SQLite from 'better-sqlite3';
-import { startMaintenanceThread } from '../src/store/kysely/maintenance-thread.ts';
+import { maintenanceThread } from '../src/store/kysely/maintenance-thread.ts';
 import type { ClientsTable, CodesTable, TokensTable } from '../src/store/kysely/schema.ts';
 
 export type TokenRow = TokensTable;
@@ -46,7 +46,7 @@ export function openFloorDb(file: string) {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
-  startMaintenanceThread(db, file);
+  maintenanceThread(db, file).start();
 
   const token = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE hash = ?');
   const client = db.prepare<[string], ClientRow>('SELECT * FROM clients WHERE id = ?');

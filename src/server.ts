@@ -15,16 +15,22 @@ export interface RunningServer {
 
 /**
  * Boot order (DESIGN.md): config (already validated) → store with migrations →
- * services → routes → listen.
+ * services → routes → listen. A store passed in is already migrated (serve.ts
+ * migrates before it looks for the first owner).
  */
 export async function startServer(config: Config, overrides: Partial<Deps> = {}): Promise<RunningServer> {
-  const store = overrides.store ?? openStore(config.database);
-  await store.migrate();
+  let store = overrides.store;
+  if (!store) {
+    store = openStore(config.database);
+    await store.migrate();
+  }
   const now = overrides.now ?? Date.now;
   const keys = overrides.keys ?? (await KeyRing.open(store, config, now));
   const deps: Deps = { config, store, now, keys, idTokens: idTokenSigner(keys, config, now), ...overrides };
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
+  // Housekeeping starts once requests can be answered: it takes nothing from the start.
+  store.startMaintenance();
   return {
     app,
     deps,

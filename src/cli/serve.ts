@@ -13,7 +13,7 @@ import { createUser } from './users.ts';
 export async function serveCommand(config: Config): Promise<void> {
   const store = openStore(config.database);
   await store.migrate();
-  if ((await store.users.list()).length === 0) {
+  if (!(await store.users.any())) {
     const password = randomBytes(12).toString('base64url');
     const email = process.env.OWNER_EMAIL ?? 'owner@lyceum.test';
     try {

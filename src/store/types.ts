@@ -27,6 +27,8 @@ export interface UserStore {
   /** On every UserInfo request: answered at once where the store can (SQLite). */
   findById(id: string): MaybePromise<User | undefined>;
   list(): Promise<User[]>;
+  /** Whether there is a user at all: `serve` asks at every start, so it reads one row, whatever the count. */
+  any(): Promise<boolean>;
   /** Contract: returns false when no such user exists. */
   setPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
   /** Contract: replaces the display name and updatedAt; returns false when no such user exists. */
@@ -270,6 +272,13 @@ export interface Store {
   files: FileStore;
   /** Applies pending migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
+  /**
+   * Starts the store's background housekeeping, for a server once it listens
+   * (SQLite: WAL checkpoints and the purge's statements on a thread of their
+   * own, src/store/kysely/maintenance-thread.ts). A store that is not started
+   * works all the same, as a CLI command's does.
+   */
+  startMaintenance(): void;
   close(): Promise<void>;
 }
 

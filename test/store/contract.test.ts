@@ -307,6 +307,19 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       for (const u of all) expectNumericTimes(u, ['createdAt', 'updatedAt']);
     });
 
+    it('any() is false on a new database and true once a user exists', async () => {
+      const fresh = openStore(databaseConfig(await freshDatabaseUrl(kind)));
+      try {
+        await fresh.migrate();
+        expect(await fresh.users.any()).toBe(false);
+        await fresh.users.create(newUser());
+        expect(await fresh.users.any()).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+      expect(await store.users.any()).toBe(true);
+    });
+
     it('setPassword replaces the hash and updatedAt and returns true; false for an unknown id', async () => {
       const u = newUser();
       await store.users.create(u);

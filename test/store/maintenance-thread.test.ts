@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMaintenanceThread, type MaintenanceOptions, type MaintenanceThread } from '../../src/store/kysely/maintenance-thread.ts';
+import { maintenanceThread, type MaintenanceOptions, type MaintenanceThread } from '../../src/store/kysely/maintenance-thread.ts';
 
 interface Db {
   items: { id: number; expires_at: number };
@@ -18,14 +18,15 @@ interface Db {
 
 const opened: { sqlite: SQLite.Database; thread: MaintenanceThread }[] = [];
 
-function open(options: MaintenanceOptions = {}) {
+function open(options: MaintenanceOptions = {}, start = true) {
   const file = join(mkdtempSync(join(tmpdir(), 'lyceum-maintenance-')), 'db.sqlite');
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, expires_at INTEGER NOT NULL)');
   const insert = sqlite.prepare('INSERT INTO items (expires_at) VALUES (?)');
   for (let i = 0; i < 100; i++) insert.run(i);
-  const thread = startMaintenanceThread(sqlite, file, options);
+  const thread = maintenanceThread(sqlite, file, options);
+  if (start) thread.start();
   opened.push({ sqlite, thread });
   return { sqlite, thread, file, maintenance: new Kysely<Db>({ dialect: thread.dialect }) };
 }
@@ -92,6 +93,31 @@ describe('the SQLite maintenance thread', () => {
     expect(Number(r.numDeletedRows)).toBe(20);
     sqlite.exec('ROLLBACK');
     expect(count(sqlite)).toBe(100);
+  });
+
+  it('until it is started, statements run on the server’s connection, which checkpoints by itself; started, the thread takes both over', async () => {
+    const { sqlite, thread, maintenance } = open({}, false);
+    expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    sqlite.exec('BEGIN IMMEDIATE');
+    // Not started: inside the server connection's own transaction, it completes without waiting for the COMMIT.
+    expect(Number((await maintenance.deleteFrom('items').where('expires_at', '<', 20).executeTakeFirst()).numDeletedRows)).toBe(20);
+    sqlite.exec('ROLLBACK');
+    thread.start();
+    thread.start();
+    await threadReady(sqlite);
+    sqlite.exec('BEGIN IMMEDIATE');
+    let settled = false;
+    const deleting = maintenance
+      .deleteFrom('items')
+      .where('expires_at', '<', 30)
+      .executeTakeFirst()
+      .finally(() => (settled = true));
+    // Started: on its own connection, it waits for the server connection's write transaction.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    sqlite.exec('COMMIT');
+    expect(Number((await deleting).numDeletedRows)).toBe(30);
+    expect(count(sqlite)).toBe(70);
   });
 
   it('refuses transactions: it runs single statements', async () => {

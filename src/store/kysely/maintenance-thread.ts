@@ -79,8 +79,13 @@ interface Answer {
 }
 
 export interface MaintenanceThread {
-  /** A Kysely dialect whose statements run on the thread (single statements; no transactions). */
+  /**
+   * A Kysely dialect whose statements run on the thread once it is started
+   * (single statements; no transactions), on the server's connection before.
+   */
   dialect: Dialect;
+  /** Starts the thread; a second call does nothing. */
+  start(): void;
   stop(): void;
 }
 
@@ -102,19 +107,22 @@ export interface MaintenanceThread {
  *   in flight. On the thread, reads never wait (WAL readers do not block on
  *   the writer) and writers wait at most one bounded batch. If the thread
  *   fails, its statements run on the server's connection instead.
+ *
+ * The thread is started when the server listens (src/server.ts), not when the
+ * store opens: a new thread boots a V8 isolate and loads the SQLite driver
+ * again, about 50 ms of CPU that a busy 2-core host took from the server's own
+ * start (the first answer came 0.05 s later with one core kept busy), and the
+ * CLI's commands, which open the store too, need no thread at all. Until then
+ * the server's connection checkpoints as SQLite does by default.
  */
-export function startMaintenanceThread(sqlite: SQLite.Database, file: string, options: MaintenanceOptions = {}): MaintenanceThread {
+export function maintenanceThread(sqlite: SQLite.Database, file: string, options: MaintenanceOptions = {}): MaintenanceThread {
   const walLimit = options.walLimitBytes ?? WAL_LIMIT_BYTES;
   // The file of a restarted log is cut back to the limit by the commit that restarts it (it is
   // otherwise kept at its largest size, to be written over).
   sqlite.pragma(`journal_size_limit = ${walLimit}`);
-  const worker = new Worker(MAINTENANCE_THREAD, {
-    eval: true,
-    execArgv: [],
-    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit },
-  });
+  let worker: Worker | undefined;
   let stopped = false;
-  let running = true;
+  let running = false;
   let nextId = 0;
   const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>();
   const fallBack = () => {
@@ -123,25 +131,35 @@ export function startMaintenanceThread(sqlite: SQLite.Database, file: string, op
     pending.clear();
     if (!stopped && sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
   };
-  worker.on('message', (m: 'ready' | Answer) => {
-    if (m === 'ready') {
-      if (!stopped && sqlite.open) sqlite.pragma('wal_autocheckpoint = 0');
-      return;
-    }
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    p?.resolve(m);
-  });
-  worker.on('error', fallBack);
-  worker.on('exit', fallBack);
-  // After the listeners, which would hold the process open otherwise.
-  worker.unref();
+  const start = () => {
+    if (worker || stopped) return;
+    const thread = new Worker(MAINTENANCE_THREAD, {
+      eval: true,
+      execArgv: [],
+      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit },
+    });
+    thread.on('message', (m: 'ready' | Answer) => {
+      if (m === 'ready') {
+        if (!stopped && sqlite.open) sqlite.pragma('wal_autocheckpoint = 0');
+        return;
+      }
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      p?.resolve(m);
+    });
+    thread.on('error', fallBack);
+    thread.on('exit', fallBack);
+    // After the listeners, which would hold the process open otherwise.
+    thread.unref();
+    worker = thread;
+    running = true;
+  };
 
-  const onThread = (query: CompiledQuery) =>
+  const onThread = (thread: Worker, query: CompiledQuery) =>
     new Promise<Answer>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
-      worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
+      thread.postMessage({ id, sql: query.sql, parameters: query.parameters });
     });
   const onServerConnection = (query: CompiledQuery): Answer => {
     const stmt = sqlite.prepare(query.sql);
@@ -150,7 +168,7 @@ export function startMaintenanceThread(sqlite: SQLite.Database, file: string, op
   };
   const connection: DatabaseConnection = {
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      const answer = running && !stopped ? await onThread(query) : onServerConnection(query);
+      const answer = worker && running && !stopped ? await onThread(worker, query) : onServerConnection(query);
       if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
       return { rows: answer.rows as R[], ...(answer.changes === undefined ? {} : { numAffectedRows: BigInt(answer.changes) }) };
     },
@@ -179,9 +197,10 @@ export function startMaintenanceThread(sqlite: SQLite.Database, file: string, op
       createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
+    start,
     stop() {
       stopped = true;
-      worker.postMessage('close');
+      worker?.postMessage('close');
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Store } from '../types.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
-import { startMaintenanceThread } from './maintenance-thread.ts';
+import { maintenanceThread } from './maintenance-thread.ts';
 import type { Database } from './schema.ts';
 import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
@@ -33,6 +33,8 @@ const pgTypes = (types: typeof pg.types) => ({
 interface Opened {
   db: Kysely<Database>;
   maintenance: Kysely<Database>;
+  /** Starts the background housekeeping (SQLite's maintenance thread); nothing to start on PostgreSQL. */
+  startMaintenance(): void;
 }
 
 function openSqlite(file: string): Opened {
@@ -53,9 +55,9 @@ function openSqlite(file: string): Opened {
   sqlite.pragma('foreign_keys = ON');
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
-  const thread = file === ':memory:' ? undefined : startMaintenanceThread(sqlite, file);
+  const thread = file === ':memory:' ? undefined : maintenanceThread(sqlite, file);
   const db = sqliteKysely(sqlite, thread?.stop ?? (() => {}));
-  return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db };
+  return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db, startMaintenance: () => thread?.start() };
 }
 
 /**
@@ -74,13 +76,14 @@ function openPostgres(url: string): Opened {
   };
   const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   // PostgreSQL runs statements in its own processes: the event loop only awaits them.
-  return { db, maintenance: db };
+  return { db, maintenance: db, startMaintenance: () => {} };
 }
 
 export function openStore(database: Config['database']): Store {
-  const { db, maintenance } = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url);
+  const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url);
   return {
     kind: database.kind,
+    startMaintenance,
     users: kyselyUserStore(db),
     clients: kyselyClientStore(db),
     codes: kyselyCodeStore(db, maintenance),
@@ -98,7 +101,14 @@ export function openStore(database: Config['database']): Store {
         database.kind === 'postgres'
           ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
           : undefined;
-      const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider,
+        // Migration names start with their number (001-, 002-, ...), so code-unit order sorts them.
+        // Kysely's default, localeCompare, builds an ICU collator first: about 6 ms of every start.
+        nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
       // Several processes may migrate at once (instances starting together, the CLI beside a server).
       // SQLite has no migration lock and PostgreSQL's introspection can trip over schemas dropped
       // meanwhile; each migration is one transaction, so a failed attempt leaves nothing half done

@@ -45,6 +45,9 @@ export function kyselyUserStore(db: Kysely<Database>): UserStore {
       return row && toUser(row);
     },
     findById: (id) => whenReady(findById(id), (row) => row && toUser(row)),
+    async any() {
+      return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toUser);
