@@ -122,6 +122,7 @@ export function mainTable(r: Report): string {
     if (p) {
       rows.push([`Bearer read, ${p.liveTokens.toLocaleString('en')} live tokens, ${paced}`, ...pad(cells(middle(p.baseline)))]);
       rows.push([`Bearer read, ${paced}, while purging ${p.purged}`, ...pad(cells(middle(p.during)))]);
+      rows.push([`Bearer read, ${p.controlTokens.toLocaleString('en')} live tokens and nothing to purge, ${paced}, in rounds alternating with the purge's (control)`, ...pad(cells(middle(p.control)))]);
       if (p.after) rows.push([`Bearer read, ${paced}, on the same server right after the purge`, ...pad(cells(middle(p.after)))]);
     }
   }
@@ -237,7 +238,8 @@ measured in ${r.settings.paced.rounds} rounds of ${r.settings.paced.seconds} s (
 and the floor's alternating, the order turned each round, and the round with
 the median p99 stands for each (bench/paced.ts). The purge is judged paced
 too, the same way: a stall shows as latency there; its row keeps the rounds
-that ran mostly while the purge did.
+that ran mostly while the purge did, which alternate with the rounds of a
+control, the same read on a server with nothing to purge.
 The small and the large token store are two stores, each with its own
 server, measured in ${r.settings.scaleRounds} alternating rounds; each store's best round stands
 for it (interference from a shared host only ever slows a run down).
@@ -271,8 +273,9 @@ the floor's alternating the same way. The saturated
 latency rows give the floor's p99 at the same load, the paced ones the
 floor's p99 at the same paced rate, the memory row the
 floor's RSS after issuing as many tokens the same way, and the purge row the
-same read without the purge (paced the same way, before it and right after
-it on the same server; the lower median p99 counts).
+same read on a server with nothing to purge, paced the same way in rounds
+alternating with the purge's (the same read before the purge and right after
+it is given beside).
 
 ${budgetTable(r.verdicts)}
 ${needsSection(r)}

@@ -86,6 +86,7 @@ async function main(): Promise<number> {
       ...[...(run.floorPaced ?? [])].map(([id, rounds]) => [`floor paced ${id}`, rounds] as [string, LoadResult[]]),
       ['purge baseline', run.purge?.baseline],
       ['purge', run.purge?.during],
+      ['purge control', run.purge?.control],
       ['purge after', run.purge?.after],
     ];
     for (const [what, runs] of rounds) for (const [i, r] of (runs ?? []).entries()) failures.push(...problems(`${kind} ${what} round ${i + 1}`, r, () => false));

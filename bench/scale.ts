@@ -93,19 +93,16 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
       leg.results.push(r);
       console.log(`  ${kind} ${describe(`round ${round + 1}: bearer read, ${leg.tokens} live tokens`, r)}`);
     });
-    await smallServer.stop();
-    smallServer = undefined;
+    // The small store's server stays: its read is the control that alternates with the purge's rounds.
     const [smallRuns, largeRuns] = [legs[0]!.results, legs[1]!.results];
     // Each store's best round stands for it: on a shared machine, interference only ever slows a
     // run down, so the fastest of several is the least disturbed measure of what the server does.
     const best = (runs: LoadResult[]) => runs.reduce((a, b) => (b.rate > a.rate ? b : a));
     // The paced read in rounds (bench/paced.ts): the median p99 stands for each phase.
-    const pacedRounds = async (x: LyceumServer, what: string, each?: (r: LoadResult, from: number, to: number) => void) => {
+    const pacedRounds = async (x: LyceumServer, what: string) => {
       const runs: PacedRounds = [];
       for (let i = 0; i < opts.paced.rounds; i++) {
-        const from = Date.now() + opts.paced.warmup * 1000;
         const r = await pacedRun(opts, x, largeReader.read);
-        each?.(r, from, Date.now());
         console.log(`  ${kind} round ${i + 1}: ${describe(`bearer read, ${what}, at ${opts.paced.rate} req/s`, r)}`);
         runs.push(r);
       }
@@ -136,8 +133,23 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     // The first purge runs PURGE_INTERVAL_SECONDS after the start: early in the first measured round.
     const interval = Math.max(1, Math.round(opts.paced.warmup + Math.min(2, opts.paced.seconds / 4)));
     server = await startLyceum(db.url, logDir('purge'), { PURGE_INTERVAL_SECONDS: String(interval) });
+    const purging = server;
+    // The purge's rounds alternate with the control's, the same read on the small store's server,
+    // which has nothing to purge (bench/alternate.ts): both see the same minutes of a shared host.
     const windows: { run: LoadResult; from: number; to: number }[] = [];
-    await pacedRounds(server, 'while the purge runs', (run, from, to) => windows.push({ run, from, to }));
+    const control: PacedRounds = [];
+    const purgeLegs = [
+      { what: 'while the purge runs', server: purging, read: largeReader.read, done: (run: LoadResult, from: number) => windows.push({ run, from, to: Date.now() }) },
+      { what: `${smallTokens} live tokens, no purge (control)`, server: smallServer, read: smallReader.read, done: (run: LoadResult) => control.push(run) },
+    ];
+    await alternating(opts.paced.rounds, purgeLegs, async (leg, i) => {
+      const from = Date.now() + opts.paced.warmup * 1000;
+      const r = await pacedRun(opts, leg.server, leg.read);
+      leg.done(r, from);
+      console.log(`  ${kind} round ${i + 1}: ${describe(`bearer read, ${leg.what}, at ${opts.paced.rate} req/s`, r)}`);
+    });
+    await smallServer.stop();
+    smallServer = undefined;
     // A large purge outlasts the rounds (it yields to requests): wait for its log line.
     let main: PurgeLine | undefined;
     for (const deadline = Date.now() + 600_000; !main && Date.now() < deadline; await sleep(250)) {
@@ -163,7 +175,7 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
       ...(rounds > 0
         ? { scale: { small: best(smallRuns), large: best(largeRuns), smallTokens, largeTokens, rates: { small: smallRuns.map((r) => r.rate), large: largeRuns.map((r) => r.rate) } } }
         : {}),
-      purge: { liveTokens: largeTokens, baseline: pacedBaseline, during: during.map((w) => w.run), ...(after ? { after } : {}), purged },
+      purge: { liveTokens: largeTokens, baseline: pacedBaseline, during: during.map((w) => w.run), control, controlTokens: smallTokens, ...(after ? { after } : {}), purged },
       startupMs,
       bareStartupMs,
       notes,
