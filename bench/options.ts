@@ -69,7 +69,7 @@ export function parseOptions(argv: string[]): Options {
     rounds: smoke ? { count: 1, seconds: 1, warmup: 0 } : { count: 3, seconds: 5, warmup: 1 },
     scaleRounds: smoke ? 1 : 5,
     issuedTokens: smoke ? 1000 : 100_000,
-    startupRuns: smoke ? 1 : 3,
+    startupRuns: smoke ? 1 : 7,
     out: flags.get('out') ?? (smoke || flags.has('only') ? undefined : 'BENCHMARKS.md'),
     only: flags.get('only')?.split(','),
   };
