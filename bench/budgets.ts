@@ -9,7 +9,7 @@
  */
 import type { LoadResult } from './load.ts';
 import { medianRound, type PacedRounds } from './paced.ts';
-import { flowNeeds, memoryNeeds, pacedNeeds, ratioNeeds } from './remedies.ts';
+import { flowNeeds, memoryNeeds, pacedNeeds, ratioNeeds, saturatedNeeds } from './remedies.ts';
 
 export interface StoreRun {
   results: Map<string, LoadResult | { skip: string }>;
@@ -261,6 +261,7 @@ export function judge(f: RunFigures): Verdict[] {
         ? {
             floor: `floor: p99 ${ms(floor.p99)} (${inRounds(saturated.map((x) => x.floor))}at ${floor.rate.toFixed(0)} req/s): ${reach(floor.p99 <= 10)}`,
             ...(r ? { vsFloor: `Lyceum: ${pct(r.rate / floor.rate)} of the floor's throughput (by CPU ${pct(floor.cpuPerUnit / r.cpuPerUnit)}: ${us(r)} vs ${us(floor)}/req)` } : {}),
+            ...(r && r.p99 > 10 ? { needs: saturatedNeeds(f.connections, r, floor) } : {}),
           }
         : {}),
     });

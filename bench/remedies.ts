@@ -163,6 +163,22 @@ export function pacedNeeds(rate: number, lyceum: PacedLoad, floor: PacedLoad): s
 }
 
 /**
+ * A missed saturated p99: Lyceum's and the floor's answers with `connections`
+ * kept busy (rate per second, p99 in ms, CPU per request in ms).
+ */
+type SaturatedLoad = Pick<LoadResult, 'rate' | 'p99' | 'cpuPerUnit'>;
+
+export function saturatedNeeds(connections: number, lyceum: SaturatedLoad, floor: SaturatedLoad): string {
+  // Little's law: with every connection waiting, the mean latency is connections / throughput.
+  const mean = (x: SaturatedLoad) => (connections / x.rate) * 1000;
+  const one = `With ${connections} connections always waiting, the mean latency is ${connections} / throughput (Little's law): ${mean(lyceum).toFixed(2)} ms at Lyceum's ${lyceum.rate.toFixed(0)} req/s (${(lyceum.cpuPerUnit * 1000).toFixed(0)} µs of server CPU per request), and the p99 was ${(lyceum.p99 / mean(lyceum)).toFixed(1)} times that.`;
+  if (floor.p99 <= 10) return `${one} Within reach: the floor's p99 is ${floor.p99.toFixed(2)} ms at ${floor.rate.toFixed(0)} req/s; what would meet it is Lyceum's CPU per request nearer the floor's ${(floor.cpuPerUnit * 1000).toFixed(0)} µs.`;
+  // The throughput at which the floor's own p99-to-mean ratio gives a p99 of 10 ms, and the CPU per request that allows it on the one thread that serves.
+  const rate = (connections * 1000 * (floor.p99 / mean(floor))) / 10;
+  return `${one} Even the floor's p99 is ${floor.p99.toFixed(2)} ms at ${floor.rate.toFixed(0)} req/s, ${(floor.p99 / mean(floor)).toFixed(1)} times its mean: at that spread a p99 of 10 ms needs about ${rate.toFixed(0)} req/s, about ${(1e6 / rate).toFixed(0)} µs of CPU per request on the thread that serves, less than the floor's ${(floor.cpuPerUnit * 1000).toFixed(0)} µs, which does only the read's own work. What would meet it is fewer connections waiting on one process (more instances behind the load balancer, docs/deployment.md), or a cheaper read than the floor's; the paced rows show the latency of the same read when the server is not saturated.`;
+}
+
+/**
  * A missed memory budget: Lyceum's and the floor's RSS right after start and
  * after issuing tokens (MB), and Lyceum's with V8's young generation capped.
  */

@@ -155,7 +155,8 @@ function needsSection(r: Report): string {
 
 The ratio budgets by server CPU per request (the medians of the alternating
 rounds), the flows by CPU per flow (the medians of their rounds), the paced reads beside
-the floor's answers at the same rate, the memory beside the floor's. ${pieces}
+the floor's answers at the same rate, the saturated ones beside the floor's at the same
+connections, the memory beside the floor's. ${pieces}
 
 ${missed.map((v) => `- **${v.label}**: ${v.needs}`).join('\n')}
 `;

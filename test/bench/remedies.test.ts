@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judge, type RatioRound, type RunFigures, type WorkCosts } from '../../bench/budgets.ts';
-import { memoryNeeds, pacedNeeds } from '../../bench/remedies.ts';
+import { memoryNeeds, pacedNeeds, saturatedNeeds } from '../../bench/remedies.ts';
 import type { LoadResult } from '../../bench/load.ts';
 
 /** A measured load: `rate` per second at `cpuUs` µs of server CPU each (cpuPerUnit is in ms). */
@@ -109,6 +109,17 @@ describe('what a missed budget needs', () => {
     expect(within).toContain("Lyceum's 600 µs per request keep one core 60 % busy, the floor's 400 µs 40 %");
     expect(within).toContain("Within reach: the floor's p99 is 6.00 ms");
     expect(pacedNeeds(1000, { p50: 1.2, p99: 14, cpuPerUnit: 0.6 }, { p50: 0.8, p99: 12, cpuPerUnit: 0.4 })).toContain("Even the floor's p99 is 12.00 ms");
+  });
+
+  it('a missed saturated p99: the mean latency by Little\'s law, and the throughput the floor\'s spread would need', () => {
+    // 50 connections at 5000 req/s: a mean of 10 ms; the floor at 6250 req/s: 8 ms, its p99 of 16 ms twice that.
+    const out = saturatedNeeds(50, { rate: 5000, p99: 18, cpuPerUnit: 0.19 }, { rate: 6250, p99: 16, cpuPerUnit: 0.15 });
+    expect(out).toContain("the mean latency is 50 / throughput (Little's law): 10.00 ms at Lyceum's 5000 req/s (190 µs of server CPU per request), and the p99 was 1.8 times that");
+    // A p99 of 10 ms at a spread of 2: a mean of 5 ms, 10,000 req/s, 100 µs per request.
+    expect(out).toContain("Even the floor's p99 is 16.00 ms at 6250 req/s, 2.0 times its mean: at that spread a p99 of 10 ms needs about 10000 req/s, about 100 µs of CPU per request");
+    expect(out).toContain("less than the floor's 150 µs");
+    const within = saturatedNeeds(50, { rate: 5000, p99: 18, cpuPerUnit: 0.19 }, { rate: 8000, p99: 9, cpuPerUnit: 0.12 });
+    expect(within).toContain("Within reach: the floor's p99 is 9.00 ms at 8000 req/s; what would meet it is Lyceum's CPU per request nearer the floor's 120 µs.");
   });
 
   it('a missed memory budget: what the floor grows to, and Lyceum beside it', () => {

@@ -96,5 +96,10 @@ describe('verdicts on alternating rounds', () => {
     // Without rounds (an --only run without the floor): the main table.
     const single = verdicts({ results: new Map([['catalog', sat(12, 8000)]]) }).find((x) => x.label.startsWith('p99 of catalog ≤ 10 ms, saturated'))!;
     expect(single.figure).toBe('12.00 ms (at 8000 req/s; a mean under 10 ms needs more than 5000 req/s)');
+    // Missed: what it needs is said beside the other missed budgets; met, nothing is.
+    const missed = verdicts({ rounds: new Map([['userinfo', [round(14, 12), round(13, 12), round(15, 12)]]]) }).find((x) => x.label.startsWith('p99 of userinfo ≤ 10 ms, saturated'))!;
+    expect(missed.met).toBe(false);
+    expect(missed.needs).toContain("Even the floor's p99 is 12.00 ms");
+    expect(v.needs).toBeUndefined();
   });
 });
