@@ -16,8 +16,8 @@ let loading: Promise<McpSdk> | undefined;
  * what it pulls in (zod 3 and zod-to-json-schema, Hono's Node adapter) it
  * took about 0.1 s and 10 MB of every start, for an endpoint that many
  * deployments call rarely. The zod of the tools' inputs comes with it: it
- * was another 30 ms of every start (its 730 KB compiled and run). The first MCP request pays the load once; a
- * failed load is retried on the next one.
+ * was another 30 ms of every start (its 730 KB compiled and run). The first
+ * MCP request pays the load once; a failed load is retried on the next one.
  */
 export function loadMcpSdk(): Promise<McpSdk> {
   loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('zod')]).then(
