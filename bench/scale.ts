@@ -133,21 +133,21 @@ export async function benchScale(kind: StoreKind, opts: Options, dir: string): P
     // The first purge runs PURGE_INTERVAL_SECONDS after the start: early in the first measured round.
     const interval = Math.max(1, Math.round(opts.paced.warmup + Math.min(2, opts.paced.seconds / 4)));
     server = await startLyceum(db.url, logDir('purge'), { PURGE_INTERVAL_SECONDS: String(interval) });
-    const purging = server;
     // The purge's rounds alternate with the control's, the same read on the small store's server,
     // which has nothing to purge (bench/alternate.ts): both see the same minutes of a shared host.
-    const windows: { run: LoadResult; from: number; to: number }[] = [];
-    const control: PacedRounds = [];
+    type Window = { run: LoadResult; from: number; to: number };
     const purgeLegs = [
-      { what: 'while the purge runs', server: purging, read: largeReader.read, done: (run: LoadResult, from: number) => windows.push({ run, from, to: Date.now() }) },
-      { what: `${smallTokens} live tokens, no purge (control)`, server: smallServer, read: smallReader.read, done: (run: LoadResult) => control.push(run) },
+      { what: 'while the purge runs', server, read: largeReader.read, windows: [] as Window[] },
+      { what: `${smallTokens} live tokens, no purge (control)`, server: smallServer, read: smallReader.read, windows: [] as Window[] },
     ];
     await alternating(opts.paced.rounds, purgeLegs, async (leg, i) => {
       const from = Date.now() + opts.paced.warmup * 1000;
-      const r = await pacedRun(opts, leg.server, leg.read);
-      leg.done(r, from);
-      console.log(`  ${kind} round ${i + 1}: ${describe(`bearer read, ${leg.what}, at ${opts.paced.rate} req/s`, r)}`);
+      const run = await pacedRun(opts, leg.server, leg.read);
+      leg.windows.push({ run, from, to: Date.now() });
+      console.log(`  ${kind} round ${i + 1}: ${describe(`bearer read, ${leg.what}, at ${opts.paced.rate} req/s`, run)}`);
     });
+    const windows = purgeLegs[0]!.windows;
+    const control: PacedRounds = purgeLegs[1]!.windows.map((w) => w.run);
     await smallServer.stop();
     smallServer = undefined;
     // A large purge outlasts the rounds (it yields to requests): wait for its log line.
