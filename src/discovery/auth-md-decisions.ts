@@ -89,6 +89,12 @@ export function decisions(config: Config): string {
       ],
     ],
     [
+      'MCP server',
+      [
+        `The ${code('/mcp')} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
+      ],
+    ],
+    [
       'Identity',
       [
         `UserInfo answers GET and POST and needs \`openid\`. \`preferred_username\` is the local part of the email address; \`${ROLE_CLAIM}\` is an extension claim; \`email_verified\` is always \`false\` because Lyceum does not verify addresses.`,

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { rateLimitPerMinute } from '../http/rate-limit.ts';
-import { sha256 } from '../oauth/tokens/secrets.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
-import { authorizeRequest } from '../resource/guard.ts';
+import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { buildMcpServer } from './server.ts';
 import { toolByName } from './tools/index.ts';
@@ -14,12 +13,16 @@ const MCP_BODY_LIMIT = 1024 * 1024;
 const NOT_JSON = Symbol('not-json');
 
 /**
- * Rate-limit key per MCP client: its access token (hashed, never stored in clear in Redis either),
- * or its address when it calls anonymously.
+ * Rate-limit key per MCP client: its access token's identity, the hash the
+ * store keeps it under (never the token in clear, in Redis either), read by
+ * the guard's own parser so that "bearer", "BEARER" or extra spaces around one
+ * token share its budget. Anonymous callers, and headers that are not a bearer
+ * token (the guard refuses those), count against their address.
  */
 function mcpClientKey(request: FastifyRequest): string {
   const auth = request.headers.authorization;
-  return auth ? `mcp-token:${sha256(auth)}` : `mcp-ip:${request.ip}`;
+  const hash = auth === undefined ? undefined : bearerTokenHash(auth);
+  return hash === undefined ? `mcp-ip:${request.ip}` : `mcp-token:${hash}`;
 }
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {

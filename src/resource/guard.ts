@@ -58,6 +58,22 @@ export function insufficientScope(ctx: GuardContext, resource: ResourceName, req
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
+ * The token an Authorization header carries, or undefined when the header is
+ * not "Bearer <b64token>". The one place that reads the header: the scheme is
+ * case-insensitive (RFC 7235 §2.1 "case-insensitive token") and the spaces
+ * around the token do not count, so every way of writing one token gives it.
+ */
+export function bearerToken(authorization: string): string | undefined {
+  return BEARER.exec(authorization)?.[1];
+}
+
+/** The token's identity: the SHA-256 under which the store keeps it. */
+export function bearerTokenHash(authorization: string): string | undefined {
+  const token = bearerToken(authorization);
+  return token === undefined ? undefined : sha256(token);
+}
+
+/**
  * The one decision every protected operation goes through. Framework-free:
  * it reads the store and returns the caller or throws the OAuthError to send.
  * - no Authorization header → anonymous where allowed, else 401 invalid_request; never a challenge
@@ -83,9 +99,9 @@ export function authorizeRequest(input: GuardInput, ctx: GuardContext): MaybePro
       401,
     );
   }
-  const match = BEARER.exec(input.authorization);
-  if (!match) throw invalidToken(ctx, input.resource, 'The Authorization header must be "Bearer <access token>"');
-  return whenReady(ctx.store.tokens.find(sha256(match[1]!)), (token) => checkToken(token, input, ctx));
+  const hash = bearerTokenHash(input.authorization);
+  if (hash === undefined) throw invalidToken(ctx, input.resource, 'The Authorization header must be "Bearer <access token>"');
+  return whenReady(ctx.store.tokens.find(hash), (token) => checkToken(token, input, ctx));
 }
 
 /** The presented token's row (undefined when unknown) against the request: the caller, or the OAuthError to send. */

@@ -34,4 +34,21 @@ describe.each(STORE_KINDS)('MCP rate limit per client (%s)', (kind) => {
     for (let i = 0; i < LIMIT; i++) expect((await listTools(server.issuer, bearer)).status).toBe(200);
     expect((await listTools(server.issuer, bearer)).status).toBe(429);
   });
+
+  it('counts one token in one bucket however its Authorization header is written, and each token apart', async () => {
+    const first = (await obtainTokens(server, { scope: 'students:read' })).tokens.access_token;
+    const second = (await obtainTokens(server, { scope: 'students:read' })).tokens.access_token;
+    // The scheme is case-insensitive and the spaces around the token do not count (RFC 6750 §2.1, RFC 7235 §2.1).
+    const spellings = { 'Bearer <token>': `Bearer ${first}`, 'bearer <token>': `bearer ${first}`, 'BEARER    <token>': `BEARER    ${first}` };
+    for (const [label, authorization] of Object.entries(spellings)) expect((await listTools(server.issuer, authorization)).status, label).toBe(200);
+    for (const [label, authorization] of Object.entries(spellings)) {
+      const over = await listTools(server.issuer, authorization);
+      expect(over.status, label).toBe(429);
+      expect(await over.json()).toEqual({ error: 'too_many_requests', error_description: 'Too many requests; slow down and retry later.' });
+    }
+
+    // Another token keeps a budget of its own.
+    for (let i = 0; i < LIMIT; i++) expect((await listTools(server.issuer, `bearer ${second}`)).status).toBe(200);
+    expect((await listTools(server.issuer, `Bearer ${second}`)).status).toBe(429);
+  });
 });
