@@ -91,6 +91,7 @@ export function decisions(config: Config): string {
     [
       'MCP server',
       [
+        `Every ${code('/mcp')} answer, anonymous or not, carries \`Cache-Control: no-store\`.`,
         `The ${code('/mcp')} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
       ],
     ],

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { hijackWithHeaders } from '../http/hijack.ts';
 import { rateLimitPerMinute } from '../http/rate-limit.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
@@ -59,6 +60,14 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       }
     });
 
+    // JSON-RPC answers are never cached, anonymous ones included: a tools/list
+    // or tool result belongs to one caller and one moment (RFC 9111 §5.2.2.5
+    // "no-store": a cache MUST NOT store any part of the request or response).
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.header('cache-control', 'no-store');
+      done();
+    });
+
     const limit = rateLimitPerMinute(deps.config.rateLimits.mcpPerMinute);
     const rateLimit = limit && { ...limit, keyGenerator: mcpClientKey };
     scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
@@ -77,18 +86,18 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       const { StreamableHTTPServerTransport } = await loadMcpSdk();
       const server = await buildMcpServer({ deps, records, caller, log: request.log }, '1');
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      reply.hijack();
-      reply.raw.on('close', () => {
+      const raw = hijackWithHeaders(reply);
+      raw.on('close', () => {
         void transport.close();
         void server.close();
       });
       try {
         await server.connect(transport);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
+        await transport.handleRequest(request.raw, raw, request.body);
       } catch (err) {
         request.log.error({ err }, 'MCP request failed');
-        if (!reply.raw.headersSent) {
-          reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+        if (!raw.headersSent) {
+          raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
         }
       }
     });
