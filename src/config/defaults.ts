@@ -82,6 +82,12 @@ export const SETTINGS: readonly SettingDoc[] = [
     description: 'MCP requests accepted per client per minute — per access token, or per IP address for anonymous callers (0-100000, 0 disables the limit); more get 429 too_many_requests.',
   },
   {
+    env: 'MCP_ALLOWED_ORIGINS',
+    default: '(none: only the issuer\'s own origin)',
+    description:
+      'Comma-separated origins (scheme://host:port) of browser-based MCP clients allowed to call /mcp besides the issuer\'s own, e.g. http://localhost:6274 for the MCP Inspector. A request whose Origin header is anything else gets 403 (DNS-rebinding protection); requests without Origin (CLI tools, IDE agents) are always served.',
+  },
+  {
     env: 'REDIS_URL',
     default: '(none: each instance counts rate limits in its own memory)',
     description:

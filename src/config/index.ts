@@ -25,6 +25,8 @@ export interface Config {
   idTokenTtl: number;
   /** Requests per client IP per minute; 0 means no limit. */
   rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number };
+  /** Browser origins besides the issuer's own that may call /mcp (DNS-rebinding protection). */
+  mcpAllowedOrigins: string[];
   /** Shared rate-limit counters; undefined keeps them in process. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -69,6 +71,7 @@ const schema = object({
   RATE_LIMIT_REGISTER_PER_MINUTE: _default(int(0, 100_000), 60),
   RATE_LIMIT_SIGN_IN_PER_MINUTE: _default(int(0, 100_000), 30),
   RATE_LIMIT_MCP_PER_MINUTE: _default(int(0, 100_000), 600),
+  MCP_ALLOWED_ORIGINS: _default(text(), ''),
   REDIS_URL: optional(text()),
   REDIS_KEY_PREFIX: _default(
     text().check(maxLength(100, 'must be at most 100 characters'), regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
@@ -111,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keysSecret: e.KEYS_SECRET,
     idTokenTtl: e.ID_TOKEN_TTL_SECONDS,
     rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE },
+    mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
     redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
@@ -162,6 +166,24 @@ function parseRedisUrl(raw: string): string {
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL: must be a redis:// or rediss:// URL');
   return raw;
+}
+
+/** A comma-separated list of origins, each exactly as a browser sends it in Origin: scheme://host[:port]. */
+function parseOrigins(raw: string): string[] {
+  const origins = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    // RFC 6454 §6.2: the ASCII serialization of an origin, with no path, query or trailing slash.
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new ConfigError(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(origin)} is not an origin like http://localhost:6274 (scheme, host, port; lower case; no path)`);
+    }
+  }
+  return origins;
 }
 
 function parseTrustProxy(raw: string): Config['trustProxy'] {

@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.ts';
+import { boundToLoopback } from '../mcp/dns-rebinding.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
@@ -92,6 +93,7 @@ export function decisions(config: Config): string {
       'MCP server',
       [
         `Every ${code('/mcp')} answer, anonymous or not, carries \`Cache-Control: no-store\`.`,
+        `${code('/mcp')} refuses with 403 (a JSON-RPC error) a request whose \`Origin\` is not ${code(new URL(config.issuer).origin)}${config.mcpAllowedOrigins.length ? ` or ${config.mcpAllowedOrigins.map(code).join(', ')} (MCP_ALLOWED_ORIGINS)` : ' (MCP_ALLOWED_ORIGINS can add others)'}${boundToLoopback(config.host) ? `, and one whose \`Host\` is not ${code(new URL(config.issuer).host)} (the server listens on loopback only)` : ''}: DNS-rebinding protection. Requests without \`Origin\` are served.`,
         `The ${code('/mcp')} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
       ],
     ],

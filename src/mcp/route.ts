@@ -5,6 +5,7 @@ import { rateLimitPerMinute } from '../http/rate-limit.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
+import { rejectForeignOriginOrHost } from './dns-rebinding.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { buildMcpServer } from './server.ts';
 import { toolByName } from './tools/index.ts';
@@ -62,11 +63,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
 
     // JSON-RPC answers are never cached, anonymous ones included: a tools/list
     // or tool result belongs to one caller and one moment (RFC 9111 §5.2.2.5
-    // "no-store": a cache MUST NOT store any part of the request or response).
+    // "a cache MUST NOT store any part of either the immediate request or the
+    // response").
     scope.addHook('onRequest', (_request, reply, done) => {
       reply.header('cache-control', 'no-store');
       done();
     });
+    scope.addHook('onRequest', rejectForeignOriginOrHost(deps.config));
 
     const limit = rateLimitPerMinute(deps.config.rateLimits.mcpPerMinute);
     const rateLimit = limit && { ...limit, keyGenerator: mcpClientKey };

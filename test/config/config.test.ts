@@ -84,6 +84,12 @@ const EXAMPLES: Record<string, Example> = {
   },
   RATE_LIMIT_SIGN_IN_PER_MINUTE: { valid: '5', read: (c) => c.rateLimits.signInPerMinute, expected: 5, invalid: ['-1', '100001', 'few'] },
   RATE_LIMIT_MCP_PER_MINUTE: { valid: '7', read: (c) => c.rateLimits.mcpPerMinute, expected: 7, invalid: ['-1', '100001', 'many'] },
+  MCP_ALLOWED_ORIGINS: {
+    valid: ' http://localhost:6274 , https://inspector.example',
+    read: (c) => c.mcpAllowedOrigins,
+    expected: ['http://localhost:6274', 'https://inspector.example'],
+    invalid: ['localhost:6274', 'http://localhost:6274/', 'http://LOCALHOST:6274', 'https://inspector.example/path', 'ftp://files.example', 'null', '*'],
+  },
   REDIS_URL: {
     valid: 'rediss://cache.example:6380/0',
     read: (c) => c.redisUrl,
@@ -156,6 +162,7 @@ describe('defaults', () => {
       loopbackHosts: doc.LOOPBACK_HOSTS!.split(','),
       registrationBodyLimit: Number(doc.REGISTRATION_BODY_LIMIT),
       idTokenTtl: Number(doc.ID_TOKEN_TTL_SECONDS),
+      mcpAllowedOrigins: [],
       secureCookies: false,
     });
     expect(c.keysSecret).toBeUndefined();
