@@ -108,3 +108,18 @@ describe('MCP Host check off the loopback interface', () => {
     expect((await post(server.issuer, list, { host: 'lyceum-1.internal:3000', origin: 'http://evil.example' })).status).toBe(403);
   });
 });
+
+describe('MCP Host check behind a proxy on the same machine', () => {
+  let server: FlowServer;
+  afterAll(() => server?.stop());
+
+  it('with TRUST_PROXY the Host is the X-Forwarded-Host the proxy sets, as everywhere else in the app', async () => {
+    server = await startFlowServer('sqlite', { TRUST_PROXY: '1' });
+    const issuerHost = new URL(server.issuer).host;
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    expect((await post(server.issuer, list, { host: '127.0.0.1:1', 'x-forwarded-host': issuerHost })).status).toBe(200);
+    const rebound = await post(server.issuer, list, { host: issuerHost, 'x-forwarded-host': 'evil.example' });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toEqual(refusal(`Invalid Host header: evil.example. This MCP server answers only at ${issuerHost}.`));
+  });
+});
