@@ -31,7 +31,7 @@ import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerConnectedApps } from './web/connected-apps.ts';
 import { registerHome } from './web/home.ts';
-import { cookieOptions } from './web/session.ts';
+import { cookieOptions, csrfCookieName } from './web/session.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
 const CORS_PATHS: PathSet = {
@@ -77,7 +77,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await registerRateLimit(app, deps.config);
   await app.register(cookie);
   await app.register(csrf, {
-    cookieKey: deps.config.secureCookies ? '__Host-lyceum_csrf' : 'lyceum_csrf',
+    cookieKey: csrfCookieName(deps.config),
     cookieOpts: { ...cookieOptions(deps.config), signed: false },
     getToken: (req) => (req.body as Record<string, string> | undefined)?._csrf,
   });

@@ -4,9 +4,21 @@ import type { Deps } from '../deps.ts';
 import { newSecret, PREFIX, sha256 } from '../oauth/tokens/secrets.ts';
 import type { Session, User } from '../store/types.ts';
 
-/** `__Host-` pins the cookie to this origin over https (RFC 6265bis §4.1.3.2). */
-export const sessionCookieName = (config: Pick<Config, 'secureCookies'>): string =>
-  config.secureCookies ? '__Host-lyceum_session' : 'lyceum_session';
+/**
+ * The one place cookie names are made. Browsers scope cookies by host, not by
+ * port (RFC 6265 §8.5: "Cookies do not provide isolation by port"), so every
+ * app on 127.0.0.1 shares one cookie jar: the name carries the issuer's port,
+ * so two Lyceums (or any other app's `session`) never overwrite each other.
+ * `__Host-` pins the cookie to this host over https (RFC 6265bis §4.1.3.2).
+ */
+export function cookieName(config: Pick<Config, 'secureCookies' | 'issuer'>, purpose: 'session' | 'csrf'): string {
+  const url = new URL(config.issuer);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `${config.secureCookies ? '__Host-' : ''}lyceum_${port}_${purpose}`;
+}
+
+export const sessionCookieName = (config: Pick<Config, 'secureCookies' | 'issuer'>): string => cookieName(config, 'session');
+export const csrfCookieName = (config: Pick<Config, 'secureCookies' | 'issuer'>): string => cookieName(config, 'csrf');
 
 export function cookieOptions(config: Pick<Config, 'secureCookies'>) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.secureCookies };

@@ -12,6 +12,7 @@ import { haveChromium, launchChromium, noteSkippedBrowserTests } from '../helper
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
 
 noteSkippedBrowserTests('test/e2e/browser-flow.test.ts');
 
@@ -269,7 +270,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
       expect(await email.getAttribute('aria-describedby')).toBe(await alert.getAttribute('id'));
       expect(await page.getByLabel('Password').inputValue()).toBe('');
       expect(await page.content()).not.toContain('not-the-password');
-      expect(await page.context().cookies()).not.toContainEqual(expect.objectContaining({ name: 'lyceum_session' }));
+      expect(await page.context().cookies()).not.toContainEqual(expect.objectContaining({ name: sessionCookieName(server.deps.config) }));
 
       const ok = await fillSignIn(page, user.email, user.password);
       expect(ok.status()).toBe(303);
@@ -346,7 +347,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
       expect(await page.getByRole('button', { name: 'Deny' }).count()).toBe(1);
 
       const cookies = await context.cookies(server.issuer);
-      expect(cookies.map((c) => c.name).sort()).toEqual(expect.arrayContaining(['lyceum_csrf', 'lyceum_session']));
+      expect(cookies.map((c) => c.name).sort()).toEqual(expect.arrayContaining([csrfCookieName(server.deps.config), sessionCookieName(server.deps.config)]));
       for (const c of cookies) {
         expect(c.httpOnly, `${c.name} HttpOnly`).toBe(true);
         expect(c.sameSite, `${c.name} SameSite`).toBe('Lax');

@@ -1,6 +1,7 @@
 import escapeHtml from 'escape-html';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeScope, type Scope } from '../../src/oauth/scopes.ts';
+import { sessionCookieName } from '../../src/web/session.ts';
 import { pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -333,7 +334,7 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
       expect(res.status).toBe(403);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(res.headers.get('location')).toBeNull();
-      expect(res.headers.getSetCookie().some((c) => c.startsWith('lyceum_session='))).toBe(false);
+      expect(res.headers.getSetCookie().some((c) => c.startsWith(`${sessionCookieName(server.deps.config)}=`))).toBe(false);
       expect(errorMessage(html)?.length ?? 0).toBeGreaterThan(0);
     });
 
@@ -361,7 +362,7 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
       });
       expect(res.status).toBe(303);
       expect(res.headers.get('location')).toBe(form.fields.return_to);
-      const session = res.headers.getSetCookie().find((c) => c.startsWith('lyceum_session='));
+      const session = res.headers.getSetCookie().find((c) => c.startsWith(`${sessionCookieName(server.deps.config)}=`));
       expect(session).toBeDefined();
       expect(session).toMatch(/;\s*HttpOnly/i);
       expect(session).toMatch(/;\s*SameSite=Lax/i);

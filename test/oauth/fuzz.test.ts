@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_NAMES } from '../../src/oauth/scopes.ts';
+import { sessionCookieName } from '../../src/web/session.ts';
 import { authorizeUrl, pkcePair, postForm, register } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -927,7 +928,7 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
           fc.constantFrom(...HTML_PAGES, ...JSON_DOCUMENTS, ...TEXT_DOCUMENTS),
           fc.constantFrom('GET', 'GET', 'HEAD'),
           formPairs(['return_to', 'client_id', 'x'], anyText(2000)),
-          fc.option(fc.oneof(headerText, fc.constant(0).map(() => f.signedInCookie), headerText.map((s) => `lyceum_session=${s}`)), { nil: undefined }),
+          fc.option(fc.oneof(headerText, fc.constant(0).map(() => f.signedInCookie), headerText.map((s) => `${sessionCookieName(f.server.deps.config)}=${s}`)), { nil: undefined }),
         )
         .map(([page, method, q, cookie]): Req => {
           const qs = encodeForm(q);
