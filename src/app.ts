@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -31,7 +30,7 @@ import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerConnectedApps } from './web/connected-apps.ts';
 import { registerHome } from './web/home.ts';
-import { cookieOptions, csrfCookieName } from './web/session.ts';
+import { registerCsrf } from './web/csrf.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
 const CORS_PATHS: PathSet = {
@@ -76,11 +75,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await registerRateLimit(app, deps.config);
   await app.register(cookie);
-  await app.register(csrf, {
-    cookieKey: csrfCookieName(deps.config),
-    cookieOpts: { ...cookieOptions(deps.config), signed: false },
-    getToken: (req) => (req.body as Record<string, string> | undefined)?._csrf,
-  });
+  await registerCsrf(app, deps.config);
   registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));
   await registerCors(app, CORS_PATHS);
   quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);

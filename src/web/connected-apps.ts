@@ -36,7 +36,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
   const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
     const signedIn = await readSession(request, deps);
     if (!signedIn) return reply.code(303).redirect(`/oauth/sign-in?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
-    const page = connectedAppsPage({ csrfToken: reply.generateCsrf(), email: signedIn.user.email, apps: await appsOf(signedIn.user.id, deps), ...(notice ? { notice } : {}) });
+    const page = connectedAppsPage({ csrfToken: reply.formToken(), email: signedIn.user.email, apps: await appsOf(signedIn.user.id, deps), ...(notice ? { notice } : {}) });
     return reply.type(HTML).header('cache-control', 'no-store').send(page);
   };
 

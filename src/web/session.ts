@@ -39,7 +39,10 @@ export async function readSession(request: FastifyRequest, deps: Deps): Promise<
   return user && { session, user };
 }
 
-/** A fresh session (never reusing an old id, against fixation); the old one, if any, is ended. */
+/**
+ * A fresh session (never reusing an old id, against fixation); the old one, if
+ * any, is ended, and with it the CSRF secret (see endSession).
+ */
 export async function startSession(request: FastifyRequest, reply: FastifyReply, user: User, deps: Deps): Promise<void> {
   await endSession(request, reply, deps);
   const token = newSecret(PREFIX.session);
@@ -48,7 +51,12 @@ export async function startSession(request: FastifyRequest, reply: FastifyReply,
   reply.setCookie(sessionCookieName(deps.config), token, { ...cookieOptions(deps.config), maxAge: deps.config.sessionTtl });
 }
 
+/**
+ * Ends the session and drops the CSRF secret with it: the next page makes a
+ * new one, so no token issued before sign-in or sign-out is worth anything after.
+ */
 export async function endSession(request: FastifyRequest, reply: FastifyReply, deps: Deps): Promise<void> {
+  if (request.cookies[csrfCookieName(deps.config)]) reply.clearCookie(csrfCookieName(deps.config), cookieOptions(deps.config));
   const raw = request.cookies[sessionCookieName(deps.config)];
   if (!raw) return;
   if (raw.length <= 200) await deps.store.sessions.delete(sha256(raw));

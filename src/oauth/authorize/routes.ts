@@ -48,7 +48,7 @@ function needsSignIn(req: AuthorizationRequest, signedIn: SignedIn | undefined, 
 }
 
 async function showSignIn(reply: FastifyReply, returnParams: Record<string, string>, clientName: string, status = 200) {
-  const csrfToken = reply.generateCsrf();
+  const csrfToken = reply.formToken();
   return reply.code(status).type(HTML).header('cache-control', 'no-store').send(
     signInPage({ csrfToken, returnTo: authorizeUrl(returnParams), clientName }),
   );
@@ -57,7 +57,7 @@ async function showSignIn(reply: FastifyReply, returnParams: Record<string, stri
 async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signedIn: SignedIn, params: RawParams) {
   const grantable = grantableScopes(req.scopes, signedIn.user.role);
   const page = consentPage({
-    csrfToken: reply.generateCsrf(),
+    csrfToken: reply.formToken(),
     clientName: req.client.metadata.client_name ?? 'An unnamed app',
     clientId: req.client.id,
     redirectHost: new URL(req.redirectUri).host,
@@ -158,7 +158,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
       request.log.info({ event: 'sign_in_failed' }, 'sign-in failed');
       const clientName = await clientNameFor(returnTo, deps);
       return reply.code(401).type(HTML).header('cache-control', 'no-store').send(
-        signInPage({ csrfToken: reply.generateCsrf(), returnTo, email, error: 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
+        signInPage({ csrfToken: reply.formToken(), returnTo, email, error: 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
       );
     }
     await startSession(request, reply, user, deps);
@@ -167,7 +167,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
 
   app.get(WEB_PATHS.signIn, { ...html, schema: HIDDEN }, async (request, reply) => {
     const returnTo = safeReturnTo((request.query as RawParams).return_to);
-    return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.generateCsrf(), returnTo }));
+    return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.formToken(), returnTo }));
   });
 }
 
