@@ -68,7 +68,13 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
     access_denied: [{ status: 'redirect', where: AUTHORIZE, when: 'The user pressed Deny on the consent page.' }],
     login_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must sign in (no session, or it is older than max_age).' }],
     consent_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must approve the client (always for public clients).' }],
-    invalid_csrf: [{ note: 'HTML page', where: 'sign-in and consent forms', when: 'The form expired or was not posted from Lyceum’s own page.' }],
+    invalid_csrf: [
+      {
+        note: 'HTML page',
+        where: 'sign-in, consent, disconnect and sign-out forms',
+        when: 'The form came from another origin (Sec-Fetch-Site other than same-origin, or an Origin other than the issuer’s, `null` included), or its `_csrf` token is missing or was made for another session.',
+      },
+    ],
     invalid_redirect_uri: [{ where: REGISTER, when: 'redirect_uris missing or empty, more than 10 entries, or no loopback URI left (https, custom schemes and other hosts are refused).' }],
     invalid_client_metadata: [
       { where: REGISTER, when: 'token_endpoint_auth_method, grant_types, response_types, application_type, client_name, the *_uri fields, contacts or id_token_signed_response_alg hold a value Lyceum does not accept.' },

@@ -45,7 +45,7 @@ function describeClientError(fe: Partial<FastifyError>): string {
 }
 
 const TITLES: Record<string, string> = {
-  invalid_csrf: 'Form expired',
+  invalid_csrf: 'Form not accepted',
   too_many_requests: 'Too many attempts',
   server_error: 'Something went wrong',
 };

@@ -42,7 +42,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
 
   app.get(APPS_PATH, html, (request, reply) => show(request, reply));
 
-  app.post(`${APPS_PATH}/disconnect`, { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
+  app.post(`${APPS_PATH}/disconnect`, { ...html, preValidation: app.formProtection }, async (request, reply) => {
     const signedIn = await readSession(request, deps);
     if (!signedIn) return reply.code(303).redirect(`/oauth/sign-in?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
     const clientId = (request.body as Record<string, unknown> | undefined)?.client_id;
@@ -53,7 +53,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
     return show(request, reply, removed ? 'The app was disconnected; its access was revoked.' : 'That app was not connected.');
   });
 
-  app.post('/oauth/sign-out', { ...html, preValidation: app.csrfProtection }, async (request, reply) => {
+  app.post('/oauth/sign-out', { ...html, preValidation: app.formProtection }, async (request, reply) => {
     await endSession(request, reply, deps);
     return reply.code(303).redirect('/', 303);
   });

@@ -1,8 +1,9 @@
 import { hkdfSync } from 'node:crypto';
 import csrf from '@fastify/csrf-protection';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { Config } from '../config/index.ts';
 import { resolveKeysSecret } from '../oidc/keys-secret.ts';
+import { sameOriginOnly } from './same-origin.ts';
 import { cookieOptions, csrfCookieName, sessionCookieName } from './session.ts';
 
 /** What a token is bound to when the browser holds no session cookie yet (the sign-in form). */
@@ -35,7 +36,10 @@ function csrfKey(config: Pick<Config, 'keysSecret' | 'database'>): Buffer {
   return Buffer.from(hkdfSync('sha256', resolveKeysSecret(config), 'lyceum', 'csrf-token', 32));
 }
 
-/** The `_csrf` field of Lyceum's forms: a secret cookie plus a token bound to it and to the session. */
+/**
+ * Protection of Lyceum's forms: an origin check, and the `_csrf` field, a
+ * secret cookie plus a token bound to it and to the session.
+ */
 export async function registerCsrf(app: FastifyInstance, config: Config): Promise<void> {
   const userInfo = boundTo(config);
   await app.register(csrf, {
@@ -45,12 +49,18 @@ export async function registerCsrf(app: FastifyInstance, config: Config): Promis
     getUserInfo: userInfo,
     csrfOpts: { hmacKey: csrfKey(config) },
   });
+  // The origin check first: a foreign page is refused whatever token it carries.
+  app.decorate('formProtection', [sameOriginOnly(config), app.csrfProtection]);
   app.decorateReply('formToken', function (this: FastifyReply) {
     return this.generateCsrf({ userInfo: userInfo(this.request) });
   });
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** preValidation of every state-changing browser POST: same origin, then a session-bound token. */
+    formProtection: preValidationHookHandler[];
+  }
   interface FastifyReply {
     /** The `_csrf` value for a form on this page, bound to the request's session. */
     formToken(): string;

@@ -127,7 +127,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     return showConsent(reply, req, user, params);
   });
 
-  app.post(WEB_PATHS.decision, { ...html, schema: HIDDEN, preValidation: app.csrfProtection }, async (request, reply) => {
+  app.post(WEB_PATHS.decision, { ...html, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const req = await validated(request, reply, body, deps);
     if (!req) return reply;
@@ -147,7 +147,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
   });
 
   const signInLimit = { config: { ...html.config, rateLimit: rateLimitPerMinute(deps.config.rateLimits.signInPerMinute) } };
-  app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.csrfProtection }, async (request, reply) => {
+  app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const password = typeof body.password === 'string' ? body.password : '';
