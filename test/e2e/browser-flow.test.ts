@@ -4,11 +4,10 @@
  * browser on the authorize URL, sign-in, consent, and the redirect back.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, launchChromium, noteSkippedBrowserTests } from '../helpers/chromium.ts';
+import { startListener } from '../helpers/loopback-listener.ts';
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -20,63 +19,6 @@ const CLIENT_NAME = 'Browser Flow CLI';
 const SCOPE = 'openid profile courses:read';
 /** The plain words the consent page must show for SCOPE. */
 const SCOPE_WORDS = ['Confirm who you are (sign you in)', 'See your name and profile details', 'See courses, including drafts'];
-const CALLBACK_PAGE = '<!doctype html><html lang="en"><title>Signed in</title><h1>You can close this window</h1></html>';
-
-interface Callback {
-  method: string;
-  url: URL;
-}
-
-/** The native app's side: a one-shot HTTP listener on 127.0.0.1, any free port. */
-interface LoopbackListener {
-  port: number;
-  redirectUri: string;
-  /** Resolves with the next request to /callback (or one already received). */
-  nextCallback(timeoutMs?: number): Promise<Callback>;
-  close(): Promise<void>;
-}
-
-async function startListener(): Promise<LoopbackListener> {
-  const received: Callback[] = [];
-  const waiting: ((c: Callback) => void)[] = [];
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    const callback = { method: req.method ?? '', url };
-    const waiter = waiting.shift();
-    if (waiter) waiter(callback);
-    else received.push(callback);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(CALLBACK_PAGE);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    redirectUri: `http://127.0.0.1:${port}/callback`,
-    nextCallback(timeoutMs = 10_000) {
-      const ready = received.shift();
-      if (ready) return Promise.resolve(ready);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no request to /callback within ${timeoutMs} ms`)), timeoutMs);
-        waiting.push((c) => {
-          clearTimeout(timer);
-          resolve(c);
-        });
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const randomState = () => randomBytes(16).toString('base64url');
 const isSignInPost = (r: Response) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/oauth/sign-in';
