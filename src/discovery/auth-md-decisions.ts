@@ -44,6 +44,7 @@ export function decisions(config: Config): string {
         '`code_challenge_method` must be `S256`; `plain` and a missing method are refused. `state` may be up to 2000 bytes (UTF-8; a longer one gets the error page, since the redirect could not carry it back), `nonce` up to 500 characters.',
         `\`resource\`: at most one value, ${code(r.api)} or ${code(r.mcp)} (one trailing slash is tolerated); anything else is \`invalid_target\`.`,
         `A browser sign-in lasts ${duration(config.sessionTtl)} (SESSION_TTL_SECONDS).`,
+        'Lyceum’s own forms (sign-in, consent, disconnect, sign-out) accept a POST only from Lyceum’s own origin: `Sec-Fetch-Site: same-origin`, or, without that header, an `Origin` equal to the issuer’s. A post from another origin — another port of the same host included — gets a 403 `invalid_csrf` page and never a redirect. Their `_csrf` token is bound to the browser’s session. An app never posts these forms: it opens the authorization URL in the user’s browser.',
       ],
     ],
     [
