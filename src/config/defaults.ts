@@ -62,7 +62,7 @@ export const SETTINGS: readonly SettingDoc[] = [
     env: 'KEYS_SECRET',
     default: '(SQLite: generated into keys.secret beside the database file; PostgreSQL: required)',
     description:
-      'At least 32 characters. Seals the private ID-token signing keys in the store (JWE, A256GCM). Every instance on one database needs the same value.',
+      'At least 32 characters. Seals the private ID-token signing keys in the store (JWE, A256GCM) and keys the sign-in and consent forms’ CSRF tokens (a key derived with HKDF). Every instance on one database needs the same value.',
   },
   { env: 'ID_TOKEN_TTL_SECONDS', default: '3600', description: 'Lifetime of an ID token (60-86400); retired signing keys stay published this long.' },
   { env: 'REGISTRATION_BODY_LIMIT', default: '16384', description: 'Largest registration request body in bytes.' },
