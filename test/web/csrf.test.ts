@@ -66,6 +66,15 @@ function expectCode(res: Response): void {
   expect(location.searchParams.get('code')).toMatch(/^\S{16,}$/);
 }
 
+describe('cookie names', () => {
+  it('carry the issuer’s port, and the __Host- prefix over https', () => {
+    expect(sessionCookieName({ issuer: 'http://127.0.0.1:3000', secureCookies: false })).toBe('lyceum_3000_session');
+    expect(csrfCookieName({ issuer: 'http://localhost:4000', secureCookies: false })).toBe('lyceum_4000_csrf');
+    expect(sessionCookieName({ issuer: 'https://school.example', secureCookies: true })).toBe('__Host-lyceum_443_session');
+    expect(csrfCookieName({ issuer: 'https://school.example:8443', secureCookies: true })).toBe('__Host-lyceum_8443_csrf');
+  });
+});
+
 describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s)', (kind) => {
   let server: TestServer;
   let clientId: string;
