@@ -16,8 +16,9 @@ const REFUSED = 'This form was not sent from this site’s own page, so nothing 
  *   (an opaque origin, a sandboxed frame, or a no-referrer page in an old
  *   browser) is refused: it proves nothing.
  * - With neither header the request is not a browser's: every browser sends
- *   Origin or Sec-Fetch-Site on a cross-origin POST (RFC 6454 §7.3, Fetch
- *   "append a request Origin header"), so a hostile page cannot make one.
+ *   Origin or Sec-Fetch-Site on a cross-origin POST (Fetch, "append a
+ *   request `Origin` header": a POST always carries it), so a hostile page
+ *   cannot make one.
  *   A program posting the form itself (tests, scripts) still needs the
  *   cookie and the session-bound token.
  */
