@@ -9,7 +9,8 @@
  * route hands grant_type=authorization_code to the handler returned here.
  *
  * The CSRF token is an HMAC (per-process key) of a random secret kept in a
- * cookie, as @fastify/csrf-protection does with a cookie in Lyceum. The
+ * cookie, as @fastify/csrf-protection does with a cookie in Lyceum (which
+ * also binds it to the session cookie and checks the origin first). The
  * authorization request travels in the consent form's hidden fields and is
  * validated again on the decision, as in Lyceum. The ID token is signed with
  * a key made at start: the bench does not verify it. Error paths are
@@ -37,7 +38,7 @@ export interface FlowSettings extends FloorSettings {
 /** Handles grant_type=authorization_code for an authenticated client allowed that grant. */
 export type CodeGrant = (body: Form, client: ClientRow, wantsRefresh: boolean, reply: FastifyReply) => Promise<unknown>;
 
-// Lyceum's cookie names over plain http (src/web/session.ts, src/app.ts).
+// Two cookie names like Lyceum's over plain http (src/web/session.ts also puts the issuer's port in them).
 const SESSION = 'lyceum_session';
 const CSRF = 'lyceum_csrf';
 const SCOPES = new Set<string>(SCOPE_NAMES);
