@@ -50,7 +50,9 @@ export async function serveCommand(config: Config): Promise<void> {
       const codes = await store.codes.purgeExpired(before);
       const tokens = await store.tokens.purgeExpired(before);
       const sessions = await store.sessions.purgeExpired(before);
-      server.app.log.info({ event: 'purge', codes, tokens, sessions, ms: Date.now() - started }, 'expired credentials purged');
+      // A forgotten failure count holds nothing: it goes at once, so guesses at made-up emails leave few rows.
+      const passwordFailures = await store.passwordFailures.purgeExpired(started);
+      server.app.log.info({ event: 'purge', codes, tokens, sessions, passwordFailures, ms: Date.now() - started }, 'expired credentials purged');
     })()
       .catch((err: unknown) => {
         if (!stopping) server.app.log.warn({ err }, 'purge failed');

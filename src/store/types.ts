@@ -167,6 +167,33 @@ export interface SessionStore {
   purgeExpired(before: number): Promise<number>;
 }
 
+/** An account's recent failed password checks (src/users/sign-in-throttle.ts). */
+export interface PasswordFailures {
+  failures: number;
+  /** No password of the account is checked before this time. */
+  blockedUntil: number;
+}
+
+/**
+ * Failed password checks, keyed by a hash of the account's normalized email
+ * (for emails without an account too). Shared by every instance on the store.
+ */
+export interface PasswordFailureStore {
+  /** Contract: the key's count while it lasts (now < its expiry), otherwise undefined. */
+  find(key: string, now: number): Promise<PasswordFailures | undefined>;
+  /**
+   * Contract: atomically counts one more failure (from 1 again once the
+   * count has expired), however many instances race; then blockedUntil is
+   * now + delayFor(failures) and the count expires `keepMs` after that.
+   * Returns the new state.
+   */
+  recordFailure(key: string, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<PasswordFailures>;
+  /** Forgets the key's failures (a correct password). */
+  clear(key: string): Promise<void>;
+  /** Deletes counts that expired before `before`; returns how many. */
+  purgeExpired(before: number): Promise<number>;
+}
+
 /** A user's consent to a client: the connected-apps list. */
 export interface Grant {
   userId: string;
@@ -265,6 +292,7 @@ export interface Store {
   codes: CodeStore;
   tokens: TokenStore;
   sessions: SessionStore;
+  passwordFailures: PasswordFailureStore;
   grants: GrantStore;
   signingKeys: SigningKeyStore;
   records: RecordStore;

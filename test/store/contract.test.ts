@@ -800,6 +800,56 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
     });
   });
 
+  describe('password failures', () => {
+    /** 0 for the first two failures, then 1 s doubling: the shape the sign-in throttle uses. */
+    const delayFor = (failures: number) => (failures < 3 ? 0 : 1000 * 2 ** (failures - 3));
+    const KEEP = 10_000;
+
+    it('find of an unknown key is undefined; recordFailure counts, sets the delay and keeps the count KEEP after it', async () => {
+      const key = hash();
+      expect(await store.passwordFailures.find(key, T0)).toBeUndefined();
+      expect(await store.passwordFailures.recordFailure(key, T0, delayFor, KEEP)).toEqual({ failures: 1, blockedUntil: T0 });
+      expect(await store.passwordFailures.recordFailure(key, T0 + 1, delayFor, KEEP)).toEqual({ failures: 2, blockedUntil: T0 + 1 });
+      const third = await store.passwordFailures.recordFailure(key, T0 + 2, delayFor, KEEP);
+      expect(third).toEqual({ failures: 3, blockedUntil: T0 + 1002 });
+      expectNumericTimes(third, ['blockedUntil']);
+      expect(await store.passwordFailures.find(key, T0 + 500)).toEqual({ failures: 3, blockedUntil: T0 + 1002 });
+      expect(await store.passwordFailures.recordFailure(key, T0 + 1100, delayFor, KEEP)).toEqual({ failures: 4, blockedUntil: T0 + 3100 });
+      // Kept until KEEP after the delay ends, then forgotten: the next failure counts from 1 again.
+      expect(await store.passwordFailures.find(key, T0 + 3100 + KEEP - 1)).toEqual({ failures: 4, blockedUntil: T0 + 3100 });
+      expect(await store.passwordFailures.find(key, T0 + 3100 + KEEP)).toBeUndefined();
+      expect(await store.passwordFailures.recordFailure(key, T0 + 3100 + KEEP, delayFor, KEEP)).toEqual({ failures: 1, blockedUntil: T0 + 3100 + KEEP });
+    });
+
+    it('clear forgets one key only', async () => {
+      const [a, b] = [hash(), hash()];
+      await store.passwordFailures.recordFailure(a, T0, delayFor, KEEP);
+      await store.passwordFailures.recordFailure(b, T0, delayFor, KEEP);
+      await store.passwordFailures.clear(a);
+      expect(await store.passwordFailures.find(a, T0)).toBeUndefined();
+      expect(await store.passwordFailures.find(b, T0)).toEqual({ failures: 1, blockedUntil: T0 });
+      await expect(store.passwordFailures.clear(hash())).resolves.toBeUndefined();
+    });
+
+    it('concurrent failures of one key each get a count of their own', async () => {
+      const key = hash();
+      const states = await Promise.all(Array.from({ length: 8 }, () => store.passwordFailures.recordFailure(key, T0, delayFor, KEEP)));
+      expect(states.map((s) => s.failures).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(await store.passwordFailures.find(key, T0)).toEqual({ failures: 8, blockedUntil: T0 + 32_000 });
+    });
+
+    it('purgeExpired deletes counts that expired before the given time', async () => {
+      const [gone, boundary, kept] = [hash(), hash(), hash()];
+      await store.passwordFailures.recordFailure(gone, PAST - KEEP - 1, delayFor, KEEP);
+      await store.passwordFailures.recordFailure(boundary, PAST - KEEP, delayFor, KEEP);
+      await store.passwordFailures.recordFailure(kept, PAST, delayFor, KEEP);
+      expect(await store.passwordFailures.purgeExpired(PAST)).toBe(1);
+      expect(await store.passwordFailures.find(boundary, PAST - 1)).toEqual({ failures: 1, blockedUntil: PAST - KEEP });
+      expect(await store.passwordFailures.find(kept, PAST)).toEqual({ failures: 1, blockedUntil: PAST });
+      expect(await store.passwordFailures.recordFailure(gone, PAST - KEEP - 1, delayFor, KEEP)).toEqual({ failures: 1, blockedUntil: PAST - KEEP - 1 });
+    });
+  });
+
   describe('grants', () => {
     it('upsert creates, a second upsert replaces the scope and updatedAt; find returns numeric times', async () => {
       const c = newClient();

@@ -12,6 +12,7 @@ import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
 import { maintenanceThread } from './maintenance-thread.ts';
 import type { Database } from './schema.ts';
+import { kyselyPasswordFailureStore } from './password-failures.ts';
 import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
 import { kyselyFileStore, kyselySettingsStore } from './settings-files.ts';
@@ -89,6 +90,7 @@ export function openStore(database: Config['database']): Store {
     codes: kyselyCodeStore(db, maintenance),
     tokens: kyselyTokenStore(db, maintenance),
     sessions: kyselySessionStore(db, maintenance),
+    passwordFailures: kyselyPasswordFailureStore(db, maintenance),
     grants: kyselyGrantStore(db),
     signingKeys: kyselySigningKeyStore(db),
     records: kyselyRecordStore(db),

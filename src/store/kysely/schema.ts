@@ -55,6 +55,13 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+export interface PasswordFailuresTable {
+  hash: string;
+  failures: number;
+  blocked_until: number;
+  expires_at: number;
+}
+
 export interface GrantsTable {
   user_id: string;
   client_id: string;
@@ -95,6 +102,7 @@ export interface Database {
   authorization_codes: CodesTable;
   tokens: TokensTable;
   sessions: SessionsTable;
+  password_failures: PasswordFailuresTable;
   grants: GrantsTable;
   signing_keys: SigningKeysTable;
   settings: SettingsTable;

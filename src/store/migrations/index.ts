@@ -4,6 +4,7 @@ import * as signingKeys from './002-signing-keys.ts';
 import * as platform from './003-platform.ts';
 import * as revokedTokens from './004-revoked-tokens.ts';
 import * as publicListingIndexes from './005-public-listing-indexes.ts';
+import * as passwordFailures from './006-password-failures.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-platform': platform,
   '004-revoked-tokens': revokedTokens,
   '005-public-listing-indexes': publicListingIndexes,
+  '006-password-failures': passwordFailures,
 };
 
 export const migrationProvider: MigrationProvider = {
