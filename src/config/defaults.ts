@@ -88,6 +88,25 @@ export const SETTINGS: readonly SettingDoc[] = [
       'Comma-separated origins (scheme://host:port) of browser-based MCP clients allowed to call /mcp besides the issuer\'s own, e.g. http://localhost:6274 for the MCP Inspector. A request whose Origin header is anything else gets 403 (DNS-rebinding protection); requests without Origin (CLI tools, IDE agents) are always served.',
   },
   {
+    env: 'SIGN_IN_FREE_FAILURES',
+    default: '5',
+    description:
+      'Wrong passwords allowed for one account (sign-in form and the current_password of PATCH /api/v1/account together, from any address) before each further check waits (1-100). The count is per account, in the database, shared by every instance.',
+  },
+  {
+    env: 'SIGN_IN_FIRST_DELAY_SECONDS',
+    default: '1',
+    description:
+      'The wait after the last free failure (1-3600); it doubles with each further failure. Meanwhile every password check of the account, even a correct one, gets 429 with Retry-After; afterwards the account works as before.',
+  },
+  { env: 'SIGN_IN_MAX_DELAY_SECONDS', default: '900', description: 'The longest wait between password checks of one account (1-86400); it caps the first delay too.' },
+  {
+    env: 'SIGN_IN_FORGET_FAILURES_SECONDS',
+    default: '3600',
+    description:
+      'How long after its last wait ends an account’s failure count is forgotten (1-604800); a correct password forgets it at once.',
+  },
+  {
     env: 'REDIS_URL',
     default: '(none: each instance counts rate limits in its own memory)',
     description:
@@ -97,6 +116,6 @@ export const SETTINGS: readonly SettingDoc[] = [
   {
     env: 'PURGE_INTERVAL_SECONDS',
     default: '600',
-    description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, in small batches (1-86400).',
+    description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, and forgotten password-failure counts, in small batches (1-86400).',
   },
 ] as const;

@@ -27,6 +27,12 @@ export interface Config {
   rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number };
   /** Browser origins besides the issuer's own that may call /mcp (DNS-rebinding protection). */
   mcpAllowedOrigins: string[];
+  /**
+   * Per-account delays after failed password checks (src/users/sign-in-throttle.ts):
+   * free failures, then a delay from firstDelay doubling up to maxDelay (seconds);
+   * the count is forgotten `forgetAfter` seconds after the last delay ends.
+   */
+  passwordFailures: { free: number; firstDelay: number; maxDelay: number; forgetAfter: number };
   /** Shared rate-limit counters; undefined keeps them in process. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -72,6 +78,10 @@ const schema = object({
   RATE_LIMIT_SIGN_IN_PER_MINUTE: _default(int(0, 100_000), 30),
   RATE_LIMIT_MCP_PER_MINUTE: _default(int(0, 100_000), 600),
   MCP_ALLOWED_ORIGINS: _default(text(), ''),
+  SIGN_IN_FREE_FAILURES: _default(int(1, 100), 5),
+  SIGN_IN_FIRST_DELAY_SECONDS: _default(int(1, 3600), 1),
+  SIGN_IN_MAX_DELAY_SECONDS: _default(int(1, 86_400), 900),
+  SIGN_IN_FORGET_FAILURES_SECONDS: _default(int(1, 604_800), 3600),
   REDIS_URL: optional(text()),
   REDIS_KEY_PREFIX: _default(
     text().check(maxLength(100, 'must be at most 100 characters'), regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
@@ -115,6 +125,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idTokenTtl: e.ID_TOKEN_TTL_SECONDS,
     rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE },
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
+    passwordFailures: {
+      free: e.SIGN_IN_FREE_FAILURES,
+      firstDelay: e.SIGN_IN_FIRST_DELAY_SECONDS,
+      maxDelay: e.SIGN_IN_MAX_DELAY_SECONDS,
+      forgetAfter: e.SIGN_IN_FORGET_FAILURES_SECONDS,
+    },
     redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,

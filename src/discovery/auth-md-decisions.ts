@@ -45,6 +45,7 @@ export function decisions(config: Config): string {
         `\`resource\`: at most one value, ${code(r.api)} or ${code(r.mcp)} (one trailing slash is tolerated); anything else is \`invalid_target\`.`,
         `A browser sign-in lasts ${duration(config.sessionTtl)} (SESSION_TTL_SECONDS).`,
         'Lyceum’s own forms (sign-in, consent, disconnect, sign-out) accept a POST only from Lyceum’s own origin: `Sec-Fetch-Site: same-origin`, or, without that header, an `Origin` equal to the issuer’s. A post from another origin — another port of the same host included — gets a 403 `invalid_csrf` page and never a redirect. Their `_csrf` token is bound to the browser’s session. An app never posts these forms: it opens the authorization URL in the user’s browser.',
+        `Password guessing is slowed per account, from any addresses: after ${config.passwordFailures.free} wrong passwords for one account (at the sign-in form or as \`current_password\` of \`PATCH /api/v1/account\`), each further check waits ${duration(config.passwordFailures.firstDelay)}, doubling up to ${duration(config.passwordFailures.maxDelay)}. During the wait even the right password gets 429 with \`Retry-After\` (the sign-in page says "Too many failed sign-ins for this account. Try again in N seconds."; the API answers \`too_many_requests\`). After the wait the account works again, and a correct password resets the count.`,
       ],
     ],
     [

@@ -1,7 +1,9 @@
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { User } from '../store/types.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.ts';
+import { recordFailure, recordSuccess, tooManyFailuresError, waitBeforeCheck } from '../users/sign-in-throttle.ts';
 import { AREAS } from './areas.ts';
 import { listAll } from './list-all.ts';
 import type { RecordService } from './records.ts';
@@ -43,7 +45,7 @@ export class AccountService {
    * request, not a bad token: 401 would tell the client to drop its token).
    * Everything is checked before anything is written.
    */
-  async update(userId: string, patch: AccountPatch) {
+  async update(userId: string, patch: AccountPatch, request: FastifyRequest) {
     const user = await this.user(userId);
     const name = patch.name?.trim();
     if (patch.name !== undefined && !name) throw new OAuthError('invalid_request', 'name must not be blank');
@@ -54,7 +56,15 @@ export class AccountService {
       if (patch.new_password.length < MIN_PASSWORD_LENGTH || patch.new_password.length > MAX_PASSWORD_LENGTH) {
         throw new OAuthError('invalid_request', `new_password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
       }
-      if (!(await verifyPassword(user.passwordHash, patch.current_password))) throw new OAuthError('invalid_request', 'current_password is not correct');
+      // The same per-account delay as the sign-in form (sign-in-throttle.ts): a token with
+      // account:write must not become a way to guess the password at full speed.
+      const waiting = await waitBeforeCheck(this.deps, user.email);
+      if (waiting) throw tooManyFailuresError(waiting);
+      if (!(await verifyPassword(user.passwordHash, patch.current_password))) {
+        const wait = await recordFailure(this.deps, request, user.email, 'current_password_failed');
+        throw wait ? tooManyFailuresError(wait) : new OAuthError('invalid_request', 'current_password is not correct');
+      }
+      await recordSuccess(this.deps, user.email);
       newHash = await hashPassword(patch.new_password);
     } else if (patch.current_password !== undefined) {
       throw new OAuthError('invalid_request', 'current_password is only used with new_password');

@@ -97,6 +97,10 @@ const EXAMPLES: Record<string, Example> = {
     invalid: ['http://cache.example', 'cache.example:6379', 'postgres://db.example/x'],
   },
   REDIS_KEY_PREFIX: { valid: 'school-1:', read: (c) => c.redisKeyPrefix, expected: 'school-1:', invalid: ['has space', 'x'.repeat(101), 'tab\there'] },
+  SIGN_IN_FREE_FAILURES: { valid: '3', read: (c) => c.passwordFailures.free, expected: 3, invalid: ['0', '101', 'few'] },
+  SIGN_IN_FIRST_DELAY_SECONDS: { valid: '2', read: (c) => c.passwordFailures.firstDelay, expected: 2, invalid: ['0', '3601', '1s'] },
+  SIGN_IN_MAX_DELAY_SECONDS: { valid: '60', read: (c) => c.passwordFailures.maxDelay, expected: 60, invalid: ['0', '86401', 'long'] },
+  SIGN_IN_FORGET_FAILURES_SECONDS: { valid: '600', read: (c) => c.passwordFailures.forgetAfter, expected: 600, invalid: ['0', '604801', 'never'] },
   PURGE_INTERVAL_SECONDS: { valid: '60', read: (c) => c.purgeInterval, expected: 60, invalid: ['0', '86401', 'often'] },
 };
 

@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { AUTHORIZE_SCHEMA, HIDDEN } from '../../discovery/oauth-schemas.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { verifyPassword } from '../../users/passwords.ts';
+import { recordFailure, recordSuccess, tooManyFailures, waitBeforeCheck } from '../../users/sign-in-throttle.ts';
 import { consentPage } from '../../web/pages/consent.ts';
 import { signInPage } from '../../web/pages/sign-in.ts';
 import { APPS_PATH } from '../../web/connected-apps.ts';
@@ -153,14 +154,19 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const password = typeof body.password === 'string' ? body.password : '';
     const returnTo = safeReturnTo(body.return_to);
     const user = email && email.length <= 320 ? await deps.store.users.findByEmail(email) : undefined;
-    const ok = await verifyPassword(user?.passwordHash, password);
+    // The account's delay after repeated failures (sign-in-throttle.ts): while it lasts, no password is checked.
+    const waiting = email ? await waitBeforeCheck(deps, email) : undefined;
+    const ok = !waiting && (await verifyPassword(user?.passwordHash, password));
     if (!user || !ok) {
-      request.log.info({ event: 'sign_in_failed' }, 'sign-in failed');
+      const wait = waiting ?? (email ? await recordFailure(deps, request, email, 'sign_in_failed') : undefined);
+      if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
       const clientName = await clientNameFor(returnTo, deps);
-      return reply.code(401).type(HTML).header('cache-control', 'no-store').send(
-        signInPage({ csrfToken: reply.formToken(), returnTo, email, error: 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
+      if (wait) reply.header('retry-after', String(wait));
+      return reply.code(wait ? 429 : 401).type(HTML).header('cache-control', 'no-store').send(
+        signInPage({ csrfToken: reply.formToken(), returnTo, email, error: wait ? tooManyFailures(wait) : 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
       );
     }
+    await recordSuccess(deps, email);
     await startSession(request, reply, user, deps);
     return reply.code(303).header('cache-control', 'no-store').redirect(returnTo, 303);
   });

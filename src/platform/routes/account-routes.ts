@@ -42,7 +42,8 @@ const ACCOUNT_PATCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  description: 'name, and/or new_password with current_password. A wrong current_password is 400 invalid_request.',
+  description:
+    'name, and/or new_password with current_password. A wrong current_password is 400 invalid_request; after repeated wrong passwords for the account (here or at sign-in) it is 429 too_many_requests with Retry-After until the wait is over, even for the right one.',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200, description: 'Display name' },
     current_password: { ...PASSWORD, minLength: 1, description: 'Required with new_password' },
@@ -74,7 +75,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: Deps, records:
       summary: 'Change your name or password',
       body: ACCOUNT_PATCH_SCHEMA,
       security: securityFor(['account:write']),
-      response: { 200: ACCOUNT_SCHEMA, ...errorResponses([400, 401, 403, 404]) },
+      response: { 200: ACCOUNT_SCHEMA, ...errorResponses([400, 401, 403, 404, 429]) },
     },
-  }, async (request) => account.update(tokenCaller(request).userId, request.body as AccountPatch));
+  }, async (request) => account.update(tokenCaller(request).userId, request.body as AccountPatch, request));
 }

@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+import type { Config } from '../config/index.ts';
+import type { Deps } from '../deps.ts';
+import { OAuthError } from '../oauth/errors.ts';
+import { sha256 } from '../oauth/tokens/secrets.ts';
+
+/**
+ * A growing delay between password checks of one account, wherever they come
+ * from (the sign-in form, PATCH /api/v1/account's current_password) and from
+ * however many addresses: the per-address rate limit alone let a few
+ * addresses guess hundreds of times a minute at one account.
+ *
+ * After SIGN_IN_FREE_FAILURES wrong passwords, each further one makes the
+ * account wait SIGN_IN_FIRST_DELAY_SECONDS, doubled per failure, at most
+ * SIGN_IN_MAX_DELAY_SECONDS. While it waits, no password of the account is
+ * checked, the right one included: otherwise the wait would not slow a
+ * guesser at all. It is never a lockout: once the wait is over the owner
+ * signs in as usual, and a correct password forgets the count.
+ *
+ * The count lives in the store (every instance behind the load balancer
+ * shares it), keyed by a hash of the normalized email, for emails without an
+ * account as well, so the answers do not tell which accounts exist.
+ */
+
+/** The store key of an account: the SHA-256 of its email as sign-in compares it (trimmed, lower-cased). */
+export function accountKey(email: string): string {
+  return sha256(`password-failures:${email.trim().toLowerCase()}`);
+}
+
+/** The wait after the `failures`-th failure, in milliseconds: none for the free ones, then doubling to the cap. */
+export function delayAfter(failures: number, settings: Config['passwordFailures']): number {
+  if (failures < settings.free) return 0;
+  const doublings = Math.min(failures - settings.free, 30);
+  return Math.min(settings.firstDelay * 2 ** doublings, settings.maxDelay) * 1000;
+}
+
+/** The message people and clients see. */
+export function tooManyFailures(seconds: number): string {
+  return `Too many failed sign-ins for this account. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
+}
+
+const secondsUntil = (until: number, now: number) => Math.max(1, Math.ceil((until - now) / 1000));
+
+/** Seconds the account must still wait before its password may be checked; undefined when it need not. */
+export async function waitBeforeCheck(deps: Deps, email: string): Promise<number | undefined> {
+  const now = deps.now();
+  const state = await deps.store.passwordFailures.find(accountKey(email), now);
+  return state && state.blockedUntil > now ? secondsUntil(state.blockedUntil, now) : undefined;
+}
+
+/**
+ * Counts a wrong password and logs it with the account and the client
+ * address (never the password). Returns the seconds the account now waits,
+ * when this failure started a wait.
+ */
+export async function recordFailure(deps: Deps, request: FastifyRequest, email: string, event: string): Promise<number | undefined> {
+  const now = deps.now();
+  const settings = deps.config.passwordFailures;
+  const state = await deps.store.passwordFailures.recordFailure(
+    accountKey(email),
+    now,
+    (failures) => delayAfter(failures, settings),
+    settings.forgetAfter * 1000,
+  );
+  const wait = state.blockedUntil > now ? secondsUntil(state.blockedUntil, now) : undefined;
+  request.log.info({ event, email: email.trim().toLowerCase(), ip: request.ip, failures: state.failures, ...(wait ? { wait_seconds: wait } : {}) }, 'wrong password');
+  return wait;
+}
+
+/** A correct password: the account's failures are forgotten. */
+export async function recordSuccess(deps: Deps, email: string): Promise<void> {
+  await deps.store.passwordFailures.clear(accountKey(email));
+}
+
+/** The API's answer while an account waits: 429 too_many_requests with Retry-After (RFC 6585 §4). */
+export function tooManyFailuresError(seconds: number): OAuthError {
+  const err = new OAuthError('too_many_requests', tooManyFailures(seconds));
+  err.headers['retry-after'] = String(seconds);
+  return err;
+}

@@ -1,0 +1,155 @@
+/**
+ * Per-account delays after wrong passwords (src/users/sign-in-throttle.ts),
+ * over real HTTP from several source addresses (127.0.0.2, .3, ...): the
+ * per-address rate limit alone would let each address guess on. Small
+ * settings (3 free failures, 2 s doubling to 8 s) and the server's movable
+ * clock keep it quick.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FromAddress, type Answer } from '../helpers/from-address.ts';
+import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
+import { freePort } from '../helpers/server.ts';
+import { spawnServe } from '../helpers/spawn-serve.ts';
+import { STORE_KINDS } from '../helpers/stores.ts';
+
+const SETTINGS = {
+  SIGN_IN_FREE_FAILURES: '3',
+  SIGN_IN_FIRST_DELAY_SECONDS: '2',
+  SIGN_IN_MAX_DELAY_SECONDS: '8',
+  SIGN_IN_FORGET_FAILURES_SECONDS: '60',
+  TRUST_PROXY: 'false',
+};
+
+const wait = (seconds: number) => `Too many failed sign-ins for this account. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
+const errorMessage = (html: string) => /<p class="error"[^>]*>([\s\S]*?)<\/p>/.exec(html)?.[1]?.trim();
+
+/** The sign-in page again, with this status and message; no session started. */
+function expectSignInPage(res: Answer, status: number, message: string, retryAfter?: number) {
+  expect({ status: res.status, message: errorMessage(res.text) }, res.text.slice(0, 400)).toEqual({ status, message });
+  expect(res.headers['content-type']).toMatch(/^text\/html/);
+  expect(res.text).toContain('action="/oauth/sign-in"');
+  expect(res.headers['retry-after']).toBe(retryAfter === undefined ? undefined : String(retryAfter));
+  expect(String(res.headers['set-cookie'] ?? '')).not.toMatch(/lyceum_\d+_session=[^;]/);
+}
+
+const signedIn = (res: Answer) => {
+  expect(res.status, res.text.slice(0, 400)).toBe(303);
+  expect(String(res.headers['set-cookie'] ?? '')).toMatch(/lyceum_\d+_session=[^;]/);
+};
+
+describe.each(STORE_KINDS)('password guessing at one account from several addresses (%s)', (kind) => {
+  let server: FlowServer;
+  const clients: FromAddress[] = [];
+  /** A fresh client bound to 127.0.0.<n>. */
+  const from = (n: number) => {
+    const c = new FromAddress(server.issuer, `127.0.0.${n}`);
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    server = await startFlowServer(kind, SETTINGS);
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await server?.stop();
+  });
+
+  it('sign-in: after 3 failures the account waits 2 s, then 4, then at most 8; the right password waits too; another account does not', async () => {
+    const target = await server.addUser('student');
+    const other = await server.addUser('student');
+    const incorrect = 'The email or password is incorrect.';
+    expectSignInPage(await from(2).signIn(target.email, 'guess-1'), 401, incorrect);
+    expectSignInPage(await from(3).signIn(target.email, 'guess-2'), 401, incorrect);
+    // The third failure starts the wait, whichever address sent it.
+    expectSignInPage(await from(4).signIn(target.email.toUpperCase(), 'guess-3'), 429, wait(2), 2);
+    // During the wait nothing is checked: a guess and the right password get the same answer.
+    expectSignInPage(await from(5).signIn(target.email, 'guess-4'), 429, wait(2), 2);
+    expectSignInPage(await from(6).signIn(target.email, target.password), 429, wait(2), 2);
+    // Another account is not affected, from an address that took part.
+    signedIn(await from(2).signIn(other.email, other.password));
+
+    server.advance(2000);
+    expectSignInPage(await from(3).signIn(target.email, 'guess-5'), 429, wait(4), 4);
+    server.advance(4000);
+    expectSignInPage(await from(4).signIn(target.email, 'guess-6'), 429, wait(8), 8);
+    server.advance(8000);
+    expectSignInPage(await from(5).signIn(target.email, 'guess-7'), 429, wait(8), 8);
+    server.advance(7000);
+    expectSignInPage(await from(6).signIn(target.email, target.password), 429, wait(1), 1);
+
+    // The wait over, the owner signs in; that forgets the count: the next mistake is an ordinary one.
+    server.advance(1000);
+    signedIn(await from(7).signIn(target.email, target.password));
+    expectSignInPage(await from(7).signIn(target.email, 'typo'), 401, incorrect);
+  });
+
+  it('sign-in: an email without an account gets the same answers, so they tell nothing', async () => {
+    const nobody = `nobody-${Date.now()}@school.test`;
+    expectSignInPage(await from(2).signIn(nobody, 'guess-1'), 401, 'The email or password is incorrect.');
+    expectSignInPage(await from(3).signIn(nobody, 'guess-2'), 401, 'The email or password is incorrect.');
+    expectSignInPage(await from(4).signIn(nobody, 'guess-3'), 429, wait(2), 2);
+  });
+
+  it('PATCH /api/v1/account current_password: the same count and waits, 429 too_many_requests with Retry-After', async () => {
+    const { tokens } = await obtainTokens(server, { scope: 'account:write' });
+    const patch = (n: number, current: string) =>
+      from(n).request('/api/v1/account', {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ current_password: current, new_password: 'a brand new password' }),
+      });
+    const expectError = (res: Answer, status: number, error: string, description: string, retryAfter?: number) => {
+      expect({ status: res.status, body: res.json }, res.text).toEqual({ status, body: { error, error_description: description } });
+      expect(res.headers['retry-after']).toBe(retryAfter === undefined ? undefined : String(retryAfter));
+    };
+    expectError(await patch(2, 'guess-1'), 400, 'invalid_request', 'current_password is not correct');
+    expectError(await patch(3, 'guess-2'), 400, 'invalid_request', 'current_password is not correct');
+    expectError(await patch(4, 'guess-3'), 429, 'too_many_requests', wait(2), 2);
+    expectError(await patch(5, server.user.password), 429, 'too_many_requests', wait(2), 2);
+    // One count per account: the sign-in form waits as well, and another account does not.
+    expectSignInPage(await from(6).signIn(server.user.email, server.user.password), 429, wait(2), 2);
+    const other = await server.addUser('student');
+    signedIn(await from(6).signIn(other.email, other.password));
+    // The password is unchanged so far.
+    const before = await server.deps.store.users.findByEmail(server.user.email);
+
+    server.advance(2000);
+    expectError(await patch(2, 'guess-4'), 429, 'too_many_requests', wait(4), 4);
+    expect(await server.deps.store.users.findByEmail(server.user.email)).toEqual(before);
+    server.advance(4000);
+    const changed = await patch(3, server.user.password);
+    expect(changed.status, changed.text).toBe(200);
+    server.user.password = 'a brand new password';
+    signedIn(await from(4).signIn(server.user.email, server.user.password));
+  });
+});
+
+describe('the log of a failed sign-in', () => {
+  it('names the account and the client address, never the password', async () => {
+    const port = await freePort();
+    const file = join(mkdtempSync(join(tmpdir(), 'lyceum-guess-')), 'lyceum.sqlite');
+    const email = 'owner@guessing.test';
+    const served = await spawnServe({ ...SETTINGS, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file, OWNER_EMAIL: email });
+    const password = 'Secret-Guess-7d1f';
+    const client = new FromAddress(`http://127.0.0.1:${port}`, '127.0.0.3');
+    try {
+      expectSignInPage(await client.signIn(` ${email.toUpperCase()}`, password), 401, 'The email or password is incorrect.');
+    } finally {
+      client.close();
+      expect(await served.stop()).toBe(0);
+    }
+    const lines = served
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const failed = lines.filter((l) => l.event === 'sign_in_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ level: 30, msg: 'wrong password', email, ip: '127.0.0.3', failures: 1 });
+    expect(served.stdout() + served.stderr()).not.toContain(password);
+  }, 90_000);
+});
