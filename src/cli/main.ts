@@ -10,7 +10,7 @@ Commands:
   serve                         start the server (PORT, HOST, PUBLIC_URL, DATABASE_URL, ...)
   migrate                       apply pending database migrations
   users add --email E --password P [--name N] [--role owner|admin|lecturer|student]
-  users passwd --email E --password P
+  users passwd --email E --password P   also signs the user out everywhere (sessions ended, tokens revoked)
   users list
   clients list | show ID | delete ID
   keys rotate | list            ID-token signing keys

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isRole, ROLES } from '../oauth/roles.ts';
 import type { Store } from '../store/types.ts';
+import { changePassword } from '../users/password-change.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
 import { parseFlags, UsageError } from './args.ts';
 
@@ -63,8 +64,10 @@ export async function usersCommand(store: Store, args: string[]): Promise<void> 
     }
     const user = await store.users.findByEmail(values.email);
     if (!user) throw new UsageError(`no user with email ${values.email}`);
-    await store.users.setPassword(user.id, await hashPassword(values.password), Date.now());
-    console.log(`password changed for ${user.email}`);
+    const changed = await changePassword(store, user.id, await hashPassword(values.password), Date.now());
+    console.log(
+      `password changed for ${user.email}; signed out everywhere: ${changed.sessionsEnded} browser session${changed.sessionsEnded === 1 ? '' : 's'} ended, ${changed.tokensRevoked} token${changed.tokensRevoked === 1 ? '' : 's'} revoked`,
+    );
     return;
   }
   if (sub === 'list') {

@@ -104,6 +104,7 @@ export function decisions(config: Config): string {
       [
         `UserInfo answers GET and POST and needs \`openid\`. \`preferred_username\` is the local part of the email address; \`${ROLE_CLAIM}\` is an extension claim; \`email_verified\` is always \`false\` because Lyceum does not verify addresses.`,
         `ID tokens are signed with ${SIGNING_ALGS[0]} unless the client registered \`id_token_signed_response_alg\` ${SIGNING_ALGS.slice(1).map((a) => `\`${a}\``).join(', ')}. Their \`aud\` is the client_id; \`at_hash\` binds the access token; \`nonce\` is echoed when sent. Retired signing keys stay in the JWKS for ${duration(config.idTokenTtl)}.`,
+        'A password change (`PATCH /api/v1/account` with `new_password`, or `lyceum users passwd`) signs the user out everywhere: every browser session ends and every access and refresh token of the user is revoked at every client, the token that made the request included. The answer carries `sessions_ended` and `tokens_revoked`; send the user through authorization again.',
         `Credentials are opaque strings with readable prefixes for secret scanners: access tokens \`${PREFIX.access}\`, refresh tokens \`${PREFIX.refresh}\`, codes \`${PREFIX.code}\`, client ids \`${PREFIX.client}\`, client secrets \`${PREFIX.secret}\`. Lyceum stores only their SHA-256.`,
       ],
     ],

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import type { User } from '../store/types.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.ts';
+import { changePassword } from '../users/password-change.ts';
 import { recordFailure, recordSuccess, tooManyFailuresError, waitBeforeCheck } from '../users/sign-in-throttle.ts';
 import { AREAS } from './areas.ts';
 import { listAll } from './list-all.ts';
@@ -43,7 +44,9 @@ export class AccountService {
    * Changes the name and/or the password. A new password needs the current
    * one; a wrong current password is 400 invalid_request (a bad field of this
    * request, not a bad token: 401 would tell the client to drop its token).
-   * Everything is checked before anything is written.
+   * Everything is checked before anything is written. A new password ends
+   * every session and revokes every token of the user, the calling token
+   * included; the answer then carries sessions_ended and tokens_revoked.
    */
   async update(userId: string, patch: AccountPatch, request: FastifyRequest) {
     const user = await this.user(userId);
@@ -71,8 +74,11 @@ export class AccountService {
     }
     const now = this.deps.now();
     if (name !== undefined) await this.deps.store.users.setName(user.id, name, now);
-    if (newHash) await this.deps.store.users.setPassword(user.id, newHash, now);
-    return this.read(user.id);
+    if (!newHash) return this.read(user.id);
+    // Every session and token of the user ends, the calling token included: whoever holds
+    // the old password may have made any of them. The client signs the user in again.
+    const changed = await changePassword(this.deps.store, user.id, newHash, now);
+    return { ...(await this.read(user.id)), sessions_ended: changed.sessionsEnded, tokens_revoked: changed.tokensRevoked };
   }
 
   private async user(userId: string): Promise<User> {

@@ -148,6 +148,8 @@ export interface TokenStore {
   revokeFamily(familyId: string, now: number): Promise<number>;
   /** Revokes every live token of a user at a client (used when consent is withdrawn). */
   revokeForGrant(userId: string, clientId: string, now: number): Promise<number>;
+  /** Revokes every live token of a user at every client (a password change); returns how many. */
+  revokeForUser(userId: string, now: number): Promise<number>;
   /** Deletes tokens expired or revoked before `before`; returns how many. */
   purgeExpired(before: number): Promise<number>;
 }
@@ -164,6 +166,8 @@ export interface SessionStore {
   /** Contract: returns the session only while now < expiresAt. */
   findLive(hash: string, now: number): Promise<Session | undefined>;
   delete(hash: string): Promise<void>;
+  /** Deletes every session of the user except the one hashed `exceptHash` (a password change); returns how many. */
+  deleteForUser(userId: string, exceptHash?: string): Promise<number>;
   purgeExpired(before: number): Promise<number>;
 }
 

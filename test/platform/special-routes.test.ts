@@ -639,8 +639,9 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       expect(res.text).not.toMatch(/password|argon2/i);
       const user = await server.deps.store.users.findByEmail(server.user.email);
       expect(await verifyPassword(user!.passwordHash, next)).toBe(true);
-      // Later sign-ins of this run use the new password.
+      // Later sign-ins of this run use the new password; the change revoked every token the run held.
       server.user.password = next;
+      tokens.clear();
     });
 
     it('needs account:read to read and account:write to change', async () => {

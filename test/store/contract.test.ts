@@ -800,6 +800,46 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
     });
   });
 
+  describe('sessions: deleteForUser', () => {
+    it('deletes every session of the user but the one excepted, returns how many, and spares other users', async () => {
+      const u = newUser();
+      const other = newUser();
+      await store.users.create(u);
+      await store.users.create(other);
+      const mine = [0, 1, 2].map((): Session => ({ hash: hash(), userId: u.id, authTime: T0, expiresAt: T0 + 1000 }));
+      const theirs: Session = { hash: hash(), userId: other.id, authTime: T0, expiresAt: T0 + 1000 };
+      for (const s of [...mine, theirs]) await store.sessions.create(s);
+      expect(await store.sessions.deleteForUser(u.id, mine[0]!.hash)).toBe(2);
+      expect(await store.sessions.findLive(mine[0]!.hash, T0)).toEqual(mine[0]);
+      for (const s of mine.slice(1)) expect(await store.sessions.findLive(s.hash, T0)).toBeUndefined();
+      expect(await store.sessions.findLive(theirs.hash, T0)).toEqual(theirs);
+      expect(await store.sessions.deleteForUser(u.id)).toBe(1);
+      expect(await store.sessions.findLive(mine[0]!.hash, T0)).toBeUndefined();
+      expect(await store.sessions.deleteForUser(u.id)).toBe(0);
+      expect(await store.sessions.findLive(theirs.hash, T0)).toEqual(theirs);
+    });
+  });
+
+  describe('tokens: revokeForUser', () => {
+    it('revokes the live tokens of one user at every client, returns how many, and spares other users', async () => {
+      const u = newUser();
+      const other = newUser();
+      const c = newClient();
+      await store.users.create(u);
+      await store.users.create(other);
+      await store.clients.create(c);
+      const targets = [newToken(c.id, u.id, { kind: 'access', salt: null }), newToken(c.id, u.id), newToken(client.id, u.id)];
+      const revokedBefore = newToken(c.id, u.id, { revokedAt: T0 - 5 });
+      const otherUser = newToken(c.id, other.id);
+      await store.tokens.insert([...targets, revokedBefore, otherUser]);
+      expect(await store.tokens.revokeForUser(u.id, T0 + 7)).toBe(3);
+      for (const t of targets) expect((await store.tokens.find(t.hash))!.revokedAt).toBe(T0 + 7);
+      expect((await store.tokens.find(revokedBefore.hash))!.revokedAt).toBe(T0 - 5);
+      expect((await store.tokens.find(otherUser.hash))!.revokedAt).toBeNull();
+      expect(await store.tokens.revokeForUser(u.id, T0 + 8)).toBe(0);
+    });
+  });
+
   describe('password failures', () => {
     /** 0 for the first two failures, then 1 s doubling: the shape the sign-in throttle uses. */
     const delayFor = (failures: number) => (failures < 3 ? 0 : 1000 * 2 ** (failures - 3));

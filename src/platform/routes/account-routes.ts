@@ -36,6 +36,23 @@ const ACCOUNT_SCHEMA = {
   },
 };
 
+/** PATCH's answer: the account, and after a password change what the change ended. */
+const ACCOUNT_PATCH_RESPONSE = {
+  ...ACCOUNT_SCHEMA,
+  properties: {
+    ...ACCOUNT_SCHEMA.properties,
+    sessions_ended: {
+      type: 'integer',
+      description: 'Only after a password change: browser sign-in sessions of the user ended (all of them)',
+    },
+    tokens_revoked: {
+      type: 'integer',
+      description:
+        'Only after a password change: access and refresh tokens of the user revoked at every client, the one that made this request included. The client must send the user through authorization again.',
+    },
+  },
+};
+
 const PASSWORD = { type: 'string', maxLength: MAX_PASSWORD_LENGTH };
 
 const ACCOUNT_PATCH_SCHEMA = {
@@ -73,9 +90,11 @@ export function registerAccountRoutes(app: FastifyInstance, deps: Deps, records:
     schema: {
       tags,
       summary: 'Change your name or password',
+      description:
+        'A password change signs the user out everywhere: every browser session ends and every token of the user is revoked, this one included (sessions_ended, tokens_revoked); sign in again afterwards.',
       body: ACCOUNT_PATCH_SCHEMA,
       security: securityFor(['account:write']),
-      response: { 200: ACCOUNT_SCHEMA, ...errorResponses([400, 401, 403, 404, 429]) },
+      response: { 200: ACCOUNT_PATCH_RESPONSE, ...errorResponses([400, 401, 403, 404, 429]) },
     },
   }, async (request) => account.update(tokenCaller(request).userId, request.body as AccountPatch, request));
 }

@@ -32,6 +32,12 @@ export function kyselySessionStore(db: Kysely<Database>, maintenance: Kysely<Dat
     async delete(hash) {
       await db.deleteFrom('sessions').where('hash', '=', hash).execute();
     },
+    async deleteForUser(userId, exceptHash) {
+      let q = db.deleteFrom('sessions').where('user_id', '=', userId);
+      if (exceptHash !== undefined) q = q.where('hash', '!=', exceptHash);
+      const r = await q.executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     async purgeExpired(before) {
       return purgeBefore(maintenance, 'sessions', 'expires_at', before);
     },

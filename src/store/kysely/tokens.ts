@@ -105,6 +105,11 @@ export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Datab
         .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
+    async revokeForUser(userId, now) {
+      // Found through tokens_user_client, whose first column is user_id.
+      const r = await db.updateTable('tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
     async purgeExpired(before) {
       // Expired tokens, then those revoked over a day ago, each found through its index
       // (tokens_expires_at, the partial tokens_revoked_at).
