@@ -4,7 +4,7 @@ import { OAuthError } from '../oauth/errors.ts';
 import type { User } from '../store/types.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.ts';
 import { changePassword } from '../users/password-change.ts';
-import { recordFailure, recordSuccess, tooManyFailuresError, waitBeforeCheck } from '../users/sign-in-throttle.ts';
+import { claimCheck, passwordRight, passwordWrong, tooManyFailuresError } from '../users/sign-in-throttle.ts';
 import { AREAS } from './areas.ts';
 import { listAll } from './list-all.ts';
 import type { RecordService } from './records.ts';
@@ -61,13 +61,13 @@ export class AccountService {
       }
       // The same per-account delay as the sign-in form (sign-in-throttle.ts): a token with
       // account:write must not become a way to guess the password at full speed.
-      const waiting = await waitBeforeCheck(this.deps, user.email);
-      if (waiting) throw tooManyFailuresError(waiting);
+      const claimed = await claimCheck(this.deps, user.email);
+      if (claimed.refusedFor) throw tooManyFailuresError(claimed.refusedFor);
       if (!(await verifyPassword(user.passwordHash, patch.current_password))) {
-        const wait = await recordFailure(this.deps, request, user.email, 'current_password_failed');
+        const wait = passwordWrong(request, user.email, claimed, 'current_password_failed');
         throw wait ? tooManyFailuresError(wait) : new OAuthError('invalid_request', 'current_password is not correct');
       }
-      await recordSuccess(this.deps, user.email);
+      await passwordRight(this.deps, user.email);
       newHash = await hashPassword(patch.new_password);
     } else if (patch.current_password !== undefined) {
       throw new OAuthError('invalid_request', 'current_password is only used with new_password');

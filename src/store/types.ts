@@ -171,10 +171,13 @@ export interface SessionStore {
   purgeExpired(before: number): Promise<number>;
 }
 
-/** An account's recent failed password checks (src/users/sign-in-throttle.ts). */
-export interface PasswordFailures {
+/** The answer to a claimed password check (src/users/sign-in-throttle.ts). */
+export interface PasswordCheckClaim {
+  /** false: the account is waiting; check no password before blockedUntil. */
+  allowed: boolean;
+  /** Failures counted so far, this claim included when allowed. */
   failures: number;
-  /** No password of the account is checked before this time. */
+  /** Allowed: the end of the wait this check starts if it fails (now when none). Refused: the end of the current wait. */
   blockedUntil: number;
 }
 
@@ -183,15 +186,16 @@ export interface PasswordFailures {
  * (for emails without an account too). Shared by every instance on the store.
  */
 export interface PasswordFailureStore {
-  /** Contract: the key's count while it lasts (now < its expiry), otherwise undefined. */
-  find(key: string, now: number): Promise<PasswordFailures | undefined>;
   /**
-   * Contract: atomically counts one more failure (from 1 again once the
-   * count has expired), however many instances race; then blockedUntil is
-   * now + delayFor(failures) and the count expires `keepMs` after that.
-   * Returns the new state.
+   * Contract: atomically, however many instances race for one key: while
+   * the key waits (now < blockedUntil) refuses and changes nothing;
+   * otherwise counts the check as a failure (from 1 again once the count
+   * has expired), sets blockedUntil to now + delayFor(failures) and keeps
+   * the count until `keepMs` after that. A check that then succeeds calls
+   * clear(). Counting before the check means a burst of parallel guesses
+   * meets the wait as soon as enough of them are counted.
    */
-  recordFailure(key: string, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<PasswordFailures>;
+  claim(key: string, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<PasswordCheckClaim>;
   /** Forgets the key's failures (a correct password). */
   clear(key: string): Promise<void>;
   /** Deletes counts that expired before `before`; returns how many. */

@@ -41,34 +41,51 @@ export function tooManyFailures(seconds: number): string {
 
 const secondsUntil = (until: number, now: number) => Math.max(1, Math.ceil((until - now) / 1000));
 
-/** Seconds the account must still wait before its password may be checked; undefined when it need not. */
-export async function waitBeforeCheck(deps: Deps, email: string): Promise<number | undefined> {
-  const now = deps.now();
-  const state = await deps.store.passwordFailures.find(accountKey(email), now);
-  return state && state.blockedUntil > now ? secondsUntil(state.blockedUntil, now) : undefined;
+/** A password check of one account, claimed before the password is verified. */
+export interface ClaimedCheck {
+  /** Set when the account is waiting: the check is refused for this many seconds. */
+  refusedFor?: number;
+  /** The seconds the account waits if this check fails; undefined when a failure starts no wait. */
+  waitIfWrong?: number;
+  /** The account's failures counted so far, this check included. */
+  failures?: number;
 }
 
 /**
- * Counts a wrong password and logs it with the account and the client
- * address (never the password). Returns the seconds the account now waits,
- * when this failure started a wait.
+ * Claims a password check of the account before the password is verified:
+ * refused while the account waits; otherwise counted as a failure right
+ * away, so that parallel guesses cannot all slip in before any of them is
+ * counted. passwordRight() forgets the count when the password is right.
  */
-export async function recordFailure(deps: Deps, request: FastifyRequest, email: string, event: string): Promise<number | undefined> {
+export async function claimCheck(deps: Deps, email: string): Promise<ClaimedCheck> {
   const now = deps.now();
   const settings = deps.config.passwordFailures;
-  const state = await deps.store.passwordFailures.recordFailure(
+  const claim = await deps.store.passwordFailures.claim(
     accountKey(email),
     now,
     (failures) => delayAfter(failures, settings),
     settings.forgetAfter * 1000,
   );
-  const wait = state.blockedUntil > now ? secondsUntil(state.blockedUntil, now) : undefined;
-  request.log.info({ event, email: email.trim().toLowerCase(), ip: request.ip, failures: state.failures, ...(wait ? { wait_seconds: wait } : {}) }, 'wrong password');
+  if (!claim.allowed) return { refusedFor: secondsUntil(claim.blockedUntil, now), failures: claim.failures };
+  return { failures: claim.failures, ...(claim.blockedUntil > now ? { waitIfWrong: secondsUntil(claim.blockedUntil, now) } : {}) };
+}
+
+/**
+ * Logs a wrong password with the account and the client address (never the
+ * password). Returns the seconds the account now waits, if this failure
+ * started a wait.
+ */
+export function passwordWrong(request: FastifyRequest, email: string, claimed: ClaimedCheck, event: string): number | undefined {
+  const wait = claimed.waitIfWrong;
+  request.log.info(
+    { event, email: email.trim().toLowerCase(), ip: request.ip, failures: claimed.failures, ...(wait ? { wait_seconds: wait } : {}) },
+    'wrong password',
+  );
   return wait;
 }
 
 /** A correct password: the account's failures are forgotten. */
-export async function recordSuccess(deps: Deps, email: string): Promise<void> {
+export async function passwordRight(deps: Deps, email: string): Promise<void> {
   await deps.store.passwordFailures.clear(accountKey(email));
 }
 

@@ -844,49 +844,51 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
     /** 0 for the first two failures, then 1 s doubling: the shape the sign-in throttle uses. */
     const delayFor = (failures: number) => (failures < 3 ? 0 : 1000 * 2 ** (failures - 3));
     const KEEP = 10_000;
+    const claim = (key: string, now: number) => store.passwordFailures.claim(key, now, delayFor, KEEP);
 
-    it('find of an unknown key is undefined; recordFailure counts, sets the delay and keeps the count KEEP after it', async () => {
+    it('claim counts each allowed check, refuses while the key waits without counting, and forgets KEEP after the wait', async () => {
       const key = hash();
-      expect(await store.passwordFailures.find(key, T0)).toBeUndefined();
-      expect(await store.passwordFailures.recordFailure(key, T0, delayFor, KEEP)).toEqual({ failures: 1, blockedUntil: T0 });
-      expect(await store.passwordFailures.recordFailure(key, T0 + 1, delayFor, KEEP)).toEqual({ failures: 2, blockedUntil: T0 + 1 });
-      const third = await store.passwordFailures.recordFailure(key, T0 + 2, delayFor, KEEP);
-      expect(third).toEqual({ failures: 3, blockedUntil: T0 + 1002 });
+      expect(await claim(key, T0)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 });
+      expect(await claim(key, T0 + 1)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 + 1 });
+      const third = await claim(key, T0 + 2);
+      expect(third).toEqual({ allowed: true, failures: 3, blockedUntil: T0 + 1002 });
       expectNumericTimes(third, ['blockedUntil']);
-      expect(await store.passwordFailures.find(key, T0 + 500)).toEqual({ failures: 3, blockedUntil: T0 + 1002 });
-      expect(await store.passwordFailures.recordFailure(key, T0 + 1100, delayFor, KEEP)).toEqual({ failures: 4, blockedUntil: T0 + 3100 });
-      // Kept until KEEP after the delay ends, then forgotten: the next failure counts from 1 again.
-      expect(await store.passwordFailures.find(key, T0 + 3100 + KEEP - 1)).toEqual({ failures: 4, blockedUntil: T0 + 3100 });
-      expect(await store.passwordFailures.find(key, T0 + 3100 + KEEP)).toBeUndefined();
-      expect(await store.passwordFailures.recordFailure(key, T0 + 3100 + KEEP, delayFor, KEEP)).toEqual({ failures: 1, blockedUntil: T0 + 3100 + KEEP });
+      // Waiting: refused, and the refusal is not counted.
+      expect(await claim(key, T0 + 500)).toEqual({ allowed: false, failures: 3, blockedUntil: T0 + 1002 });
+      expect(await claim(key, T0 + 1001)).toEqual({ allowed: false, failures: 3, blockedUntil: T0 + 1002 });
+      expect(await claim(key, T0 + 1002)).toEqual({ allowed: true, failures: 4, blockedUntil: T0 + 3002 });
+      // Kept until KEEP after the wait ends, then forgotten: the next check counts from 1 again.
+      expect(await claim(key, T0 + 3002 + KEEP - 1)).toEqual({ allowed: true, failures: 5, blockedUntil: T0 + 3002 + KEEP - 1 + 4000 });
+      expect(await claim(key, T0 + 7001 + 2 * KEEP)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 + 7001 + 2 * KEEP });
     });
 
     it('clear forgets one key only', async () => {
       const [a, b] = [hash(), hash()];
-      await store.passwordFailures.recordFailure(a, T0, delayFor, KEEP);
-      await store.passwordFailures.recordFailure(b, T0, delayFor, KEEP);
+      for (const now of [T0, T0, T0]) await claim(a, now);
+      await claim(b, T0);
       await store.passwordFailures.clear(a);
-      expect(await store.passwordFailures.find(a, T0)).toBeUndefined();
-      expect(await store.passwordFailures.find(b, T0)).toEqual({ failures: 1, blockedUntil: T0 });
+      expect(await claim(a, T0)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 });
+      expect(await claim(b, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
       await expect(store.passwordFailures.clear(hash())).resolves.toBeUndefined();
     });
 
-    it('concurrent failures of one key each get a count of their own', async () => {
+    it('of many racing claims of one key, exactly as many as reach the wait are allowed', async () => {
       const key = hash();
-      const states = await Promise.all(Array.from({ length: 8 }, () => store.passwordFailures.recordFailure(key, T0, delayFor, KEEP)));
-      expect(states.map((s) => s.failures).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(await store.passwordFailures.find(key, T0)).toEqual({ failures: 8, blockedUntil: T0 + 32_000 });
+      const claims = await Promise.all(Array.from({ length: 8 }, () => claim(key, T0)));
+      expect(claims.filter((c) => c.allowed).map((c) => c.failures).sort()).toEqual([1, 2, 3]);
+      expect(claims.filter((c) => !c.allowed)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, failures: 3, blockedUntil: T0 + 1000 })));
     });
 
     it('purgeExpired deletes counts that expired before the given time', async () => {
       const [gone, boundary, kept] = [hash(), hash(), hash()];
-      await store.passwordFailures.recordFailure(gone, PAST - KEEP - 1, delayFor, KEEP);
-      await store.passwordFailures.recordFailure(boundary, PAST - KEEP, delayFor, KEEP);
-      await store.passwordFailures.recordFailure(kept, PAST, delayFor, KEEP);
+      await claim(gone, PAST - KEEP - 1);
+      await claim(boundary, PAST - KEEP);
+      await claim(kept, PAST);
       expect(await store.passwordFailures.purgeExpired(PAST)).toBe(1);
-      expect(await store.passwordFailures.find(boundary, PAST - 1)).toEqual({ failures: 1, blockedUntil: PAST - KEEP });
-      expect(await store.passwordFailures.find(kept, PAST)).toEqual({ failures: 1, blockedUntil: PAST });
-      expect(await store.passwordFailures.recordFailure(gone, PAST - KEEP - 1, delayFor, KEEP)).toEqual({ failures: 1, blockedUntil: PAST - KEEP - 1 });
+      // The kept counts go on; the purged one starts again.
+      expect(await claim(boundary, PAST - KEEP)).toEqual({ allowed: true, failures: 2, blockedUntil: PAST - KEEP });
+      expect(await claim(kept, PAST)).toEqual({ allowed: true, failures: 2, blockedUntil: PAST });
+      expect(await claim(gone, PAST - KEEP - 1)).toEqual({ allowed: true, failures: 1, blockedUntil: PAST - KEEP - 1 });
     });
   });
 

@@ -94,6 +94,15 @@ describe.each(STORE_KINDS)('password guessing at one account from several addres
     expectSignInPage(await from(4).signIn(nobody, 'guess-3'), 429, wait(2), 2);
   });
 
+  it('sign-in: a burst of guesses sent at once from eight addresses gets no more checks than the free failures', async () => {
+    const target = await server.addUser('student');
+    const answers = await Promise.all([2, 3, 4, 5, 6, 7, 8, 9].map((n) => from(n).signIn(target.email, `burst-${n}`)));
+    const byStatus = answers.map((a) => a.status).sort();
+    // Two ordinary failures, the third starts the wait, the other five meet it.
+    expect(byStatus).toEqual([401, 401, 429, 429, 429, 429, 429, 429]);
+    for (const a of answers.filter((x) => x.status === 429)) expectSignInPage(a, 429, wait(2), 2);
+  });
+
   it('PATCH /api/v1/account current_password: the same count and waits, 429 too_many_requests with Retry-After', async () => {
     const { tokens } = await obtainTokens(server, { scope: 'account:write' });
     const patch = (n: number, current: string) =>

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { AUTHORIZE_SCHEMA, HIDDEN } from '../../discovery/oauth-schemas.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { verifyPassword } from '../../users/passwords.ts';
-import { recordFailure, recordSuccess, tooManyFailures, waitBeforeCheck } from '../../users/sign-in-throttle.ts';
+import { claimCheck, passwordRight, passwordWrong, tooManyFailures } from '../../users/sign-in-throttle.ts';
 import { consentPage } from '../../web/pages/consent.ts';
 import { signInPage } from '../../web/pages/sign-in.ts';
 import { APPS_PATH } from '../../web/connected-apps.ts';
@@ -155,10 +155,10 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const returnTo = safeReturnTo(body.return_to);
     const user = email && email.length <= 320 ? await deps.store.users.findByEmail(email) : undefined;
     // The account's delay after repeated failures (sign-in-throttle.ts): while it lasts, no password is checked.
-    const waiting = email ? await waitBeforeCheck(deps, email) : undefined;
-    const ok = !waiting && (await verifyPassword(user?.passwordHash, password));
+    const claimed = email ? await claimCheck(deps, email) : {};
+    const ok = !claimed.refusedFor && (await verifyPassword(user?.passwordHash, password));
     if (!user || !ok) {
-      const wait = waiting ?? (email ? await recordFailure(deps, request, email, 'sign_in_failed') : undefined);
+      const wait = claimed.refusedFor ?? (email ? passwordWrong(request, email, claimed, 'sign_in_failed') : undefined);
       if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
       const clientName = await clientNameFor(returnTo, deps);
       if (wait) reply.header('retry-after', String(wait));
@@ -166,7 +166,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
         signInPage({ csrfToken: reply.formToken(), returnTo, email, error: wait ? tooManyFailures(wait) : 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
       );
     }
-    await recordSuccess(deps, email);
+    await passwordRight(deps, email);
     await startSession(request, reply, user, deps);
     return reply.code(303).header('cache-control', 'no-store').redirect(returnTo, 303);
   });

@@ -5,42 +5,29 @@ import type { Database } from './schema.ts';
 
 export function kyselyPasswordFailureStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): PasswordFailureStore {
   return {
-    async find(key, now) {
-      const row = await db
-        .selectFrom('password_failures')
-        .select(['failures', 'blocked_until'])
-        .where('hash', '=', key)
-        .where('expires_at', '>', now)
-        .executeTakeFirst();
-      return row && { failures: Number(row.failures), blockedUntil: Number(row.blocked_until) };
-    },
-    async recordFailure(key, now, delayFor, keepMs) {
+    async claim(key, now, delayFor, keepMs) {
       return db.transaction().execute(async (trx) => {
-        // One statement counts the failure: concurrent upserts of one key queue on its row, so
-        // each caller gets a count of its own (PostgreSQL row lock; SQLite's single writer).
-        const counted = await trx
+        // The upsert creates the key's row or touches it, and so holds it until commit: racing
+        // claims of one key, from any instance, queue here and each sees the one before it
+        // (PostgreSQL's row lock; SQLite's single writer).
+        const row = await trx
           .insertInto('password_failures')
-          .values({ hash: key, failures: 1, blocked_until: now, expires_at: now + keepMs })
-          .onConflict((oc) =>
-            oc.column('hash').doUpdateSet((eb) => ({
-              failures: eb
-                .case()
-                .when('password_failures.expires_at', '<=', now)
-                .then(1)
-                .else(eb('password_failures.failures', '+', 1))
-                .end(),
-            })),
-          )
-          .returning('failures')
+          .values({ hash: key, failures: 0, blocked_until: 0, expires_at: now + keepMs })
+          .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
+          .returning(['failures', 'blocked_until', 'expires_at'])
           .executeTakeFirstOrThrow();
-        const failures = Number(counted.failures);
-        const blockedUntil = now + delayFor(failures);
+        const live = Number(row.expires_at) > now;
+        const previous = live ? Number(row.failures) : 0;
+        const blockedUntil = live ? Number(row.blocked_until) : 0;
+        if (blockedUntil > now) return { allowed: false, failures: previous, blockedUntil };
+        const failures = previous + 1;
+        const next = now + delayFor(failures);
         await trx
           .updateTable('password_failures')
-          .set({ blocked_until: blockedUntil, expires_at: blockedUntil + keepMs })
+          .set({ failures, blocked_until: next, expires_at: next + keepMs })
           .where('hash', '=', key)
           .execute();
-        return { failures, blockedUntil };
+        return { allowed: true, failures, blockedUntil: next };
       });
     },
     async clear(key) {
