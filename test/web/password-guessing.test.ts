@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FromAddress, type Answer } from '../helpers/from-address.ts';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
+import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { freePort } from '../helpers/server.ts';
 import { spawnServe } from '../helpers/spawn-serve.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { UserAgent } from '../helpers/user-agent.ts';
 
 const SETTINGS = {
   SIGN_IN_FREE_FAILURES: '3',
@@ -137,18 +139,43 @@ describe.each(STORE_KINDS)('password guessing at one account from several addres
   });
 });
 
-describe('the log of a failed sign-in', () => {
-  it('names the account and the client address, never the password', async () => {
+describe('the log of a wrong password', () => {
+  it('names the account and the client address, never the password: at sign-in and for current_password', async () => {
     const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
     const file = join(mkdtempSync(join(tmpdir(), 'lyceum-guess-')), 'lyceum.sqlite');
     const email = 'owner@guessing.test';
     const served = await spawnServe({ ...SETTINGS, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file, OWNER_EMAIL: email });
-    const password = 'Secret-Guess-7d1f';
-    const client = new FromAddress(`http://127.0.0.1:${port}`, '127.0.0.3');
+    const guesses = ['Secret-Guess-7d1f', 'Secret-Current-9x2e'];
+    const signInFrom = new FromAddress(issuer, '127.0.0.3');
+    const apiFrom = new FromAddress(issuer, '127.0.0.4');
     try {
-      expectSignInPage(await client.signIn(` ${email.toUpperCase()}`, password), 401, 'The email or password is incorrect.');
+      expectSignInPage(await signInFrom.signIn(` ${email.toUpperCase()}`, guesses[0]!), 401, 'The email or password is incorrect.');
+      // A token with account:write, through the real flow as the first-start owner (whose password `serve` printed).
+      const ownerPassword = /password: +(\S+)/.exec(served.stdout())![1]!;
+      const client = await registerPublicClient(issuer);
+      const { verifier, challenge } = pkcePair();
+      const redirectUri = 'http://127.0.0.1:45678/callback';
+      const callback = await new UserAgent(issuer).authorize(
+        authorizeUrl(issuer, { response_type: 'code', client_id: client, redirect_uri: redirectUri, scope: 'account:write', code_challenge: challenge, code_challenge_method: 'S256', state: 's' }),
+        { email, password: ownerPassword },
+      );
+      const token = await postForm(`${issuer}/api/oauth/token`, {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: redirectUri,
+        client_id: client,
+        code_verifier: verifier,
+      });
+      const patch = await apiFrom.request('/api/v1/account', {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${String(token.json.access_token)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ current_password: guesses[1], new_password: 'a brand new password' }),
+      });
+      expect({ status: patch.status, body: patch.json }).toEqual({ status: 400, body: { error: 'invalid_request', error_description: 'current_password is not correct' } });
     } finally {
-      client.close();
+      signInFrom.close();
+      apiFrom.close();
       expect(await served.stop()).toBe(0);
     }
     const lines = served
@@ -156,9 +183,10 @@ describe('the log of a failed sign-in', () => {
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const failed = lines.filter((l) => l.event === 'sign_in_failed');
-    expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ level: 30, msg: 'wrong password', email, ip: '127.0.0.3', failures: 1 });
-    expect(served.stdout() + served.stderr()).not.toContain(password);
+    const wrong = lines.filter((l) => l.msg === 'wrong password');
+    expect(wrong).toHaveLength(2);
+    expect(wrong[0]).toMatchObject({ level: 30, event: 'sign_in_failed', email, ip: '127.0.0.3', failures: 1 });
+    expect(wrong[1]).toMatchObject({ level: 30, event: 'current_password_failed', email, ip: '127.0.0.4', failures: 1 });
+    for (const guess of guesses) expect(served.stdout() + served.stderr()).not.toContain(guess);
   }, 90_000);
 });
