@@ -10,8 +10,8 @@ import { sha256 } from '../oauth/tokens/secrets.ts';
  * however many addresses: the per-address rate limit alone let a few
  * addresses guess hundreds of times a minute at one account.
  *
- * After SIGN_IN_FREE_FAILURES wrong passwords, each further one makes the
- * account wait SIGN_IN_FIRST_DELAY_SECONDS, doubled per failure, at most
+ * The SIGN_IN_FREE_FAILURES-th wrong password in a row makes the account
+ * wait SIGN_IN_FIRST_DELAY_SECONDS; each further one doubles the wait, up to
  * SIGN_IN_MAX_DELAY_SECONDS. While it waits, no password of the account is
  * checked, the right one included: otherwise the wait would not slow a
  * guesser at all. It is never a lockout: once the wait is over the owner
@@ -66,7 +66,9 @@ export async function claimCheck(deps: Deps, email: string): Promise<ClaimedChec
     (failures) => delayAfter(failures, settings),
     settings.forgetAfter * 1000,
   );
-  if (!claim.allowed) return { refusedFor: secondsUntil(claim.blockedUntil, now), failures: claim.failures };
+  // Measured from after the claim: a claim that queued behind a racing one may meet a wait that
+  // began after `now` was read, and must not announce more time than is left.
+  if (!claim.allowed) return { refusedFor: secondsUntil(claim.blockedUntil, Math.max(now, deps.now())), failures: claim.failures };
   return { failures: claim.failures, ...(claim.blockedUntil > now ? { waitIfWrong: secondsUntil(claim.blockedUntil, now) } : {}) };
 }
 
