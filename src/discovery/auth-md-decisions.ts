@@ -59,6 +59,7 @@ export function decisions(config: Config): string {
         'A client that did not register `refresh_token` gets no refresh token, and `unauthorized_client` if it tries the grant.',
         'A refresh may send `scope` to narrow the new access token; the new refresh token keeps the original scope, so a later refresh can widen it again up to the original grant. More than the original is `invalid_scope`. The user’s current role is applied again on every refresh.',
         'A refresh may send `resource`: it must name the resource the grant is bound to, or it narrows an unbound grant to one resource.',
+        'When the user disconnects an app on /account/apps, its unredeemed codes die with the grant and its refresh tokens stop working: both answer `invalid_grant`. Authorize again.',
         'The ID token is issued only by the authorization_code grant (when `openid` was granted), not on refresh.',
         'Every answer of the token, registration, revocation, introspection and UserInfo endpoints, and every error, carries `Cache-Control: no-store`.',
       ],

@@ -216,6 +216,11 @@ export interface GrantStore {
   upsert(grant: Grant): Promise<void>;
   find(userId: string, clientId: string): Promise<Grant | undefined>;
   listForUser(userId: string): Promise<Grant[]>;
+  /**
+   * Contract: deletes the grant and, in the same transaction, every authorization
+   * code of that user at that client, so no code outlives the consent it came
+   * from; false if there was no grant. The caller revokes the tokens after.
+   */
   delete(userId: string, clientId: string): Promise<boolean>;
 }
 

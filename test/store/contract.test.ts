@@ -959,6 +959,26 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       expect(await store.grants.delete(u.id, a.id)).toBe(false);
       expect(await store.grants.find(u.id, b.id)).toBeDefined();
     });
+
+    it('delete: the user\'s codes at that client die with the grant; other codes stay', async () => {
+      const u = newUser();
+      const other = newUser();
+      await store.users.create(u);
+      await store.users.create(other);
+      const a = newClient();
+      const b = newClient();
+      await store.clients.create(a);
+      await store.clients.create(b);
+      await store.grants.upsert({ userId: u.id, clientId: a.id, scope: 'openid', createdAt: T0, updatedAt: T0 });
+      const doomed = newCode(a.id, u.id);
+      const otherClient = newCode(b.id, u.id);
+      const otherUser = newCode(a.id, other.id);
+      for (const c of [doomed, otherClient, otherUser]) await store.codes.save(c);
+      expect(await store.grants.delete(u.id, a.id)).toBe(true);
+      expect(await store.codes.consume(doomed.hash, T0)).toEqual({ status: 'unknown' });
+      expect((await store.codes.consume(otherClient.hash, T0)).status).toBe('consumed');
+      expect((await store.codes.consume(otherUser.hash, T0)).status).toBe('consumed');
+    });
   });
 
   describe('records (platform tables)', () => {

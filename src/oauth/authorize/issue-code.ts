@@ -32,6 +32,9 @@ export async function issueCode(req: AuthorizationRequest, user: User, authTime:
     expiresAt: now + deps.config.codeTtl * 1000,
     createdAt: now,
   });
+  // The code is saved before the consent is recorded, never after: a disconnect racing this
+  // request deletes the grant with the user's codes (GrantStore.delete), so at worst the grant
+  // reappears with no code behind it, never a live code without its grant.
   const previous = await deps.store.grants.find(user.id, req.client.id);
   await deps.store.grants.upsert({ userId: user.id, clientId: req.client.id, scope, createdAt: previous?.createdAt ?? now, updatedAt: now });
   return code;

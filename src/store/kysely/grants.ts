@@ -33,8 +33,13 @@ export function kyselyGrantStore(db: Kysely<Database>): GrantStore {
       return rows.map(toGrant);
     },
     async delete(userId, clientId) {
-      const r = await db.deleteFrom('grants').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+      return db.transaction().execute(async (trx) => {
+        // A code dies with the consent it came from: deleted in the same transaction, a code is
+        // either consumed before (its tokens then fall to revokeForGrant) or gone after, on every instance.
+        await trx.deleteFrom('authorization_codes').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
+        const r = await trx.deleteFrom('grants').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+        return Number(r.numDeletedRows) > 0;
+      });
     },
   };
 }

@@ -26,6 +26,9 @@ export const refreshTokenGrant = {
     if (current.clientId !== client.id) throw invalidGrant('The refresh token was issued to another client');
     if (now >= current.expiresAt) throw invalidGrant('The refresh token has expired');
 
+    // Disconnecting an app deletes its grant and then revokes its tokens: a family whose
+    // consent is gone must not live on through a token minted in between.
+    if (!(await deps.store.grants.find(current.userId, client.id))) throw invalidGrant('The user has disconnected this app');
     const user = await deps.store.users.findById(current.userId);
     if (!user) throw invalidGrant('The user no longer exists');
     // RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted"
