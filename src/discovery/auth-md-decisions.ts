@@ -40,7 +40,7 @@ export function decisions(config: Config): string {
         'Scopes the user’s role cannot grant are shown on the consent page as withheld and left out of the grant; the token response’s `scope` says what was granted. Nothing grantable: `invalid_scope`.',
         'Public clients get the consent page on every authorization (RFC 8252 §8.6: their identity cannot be verified). A confidential client whose earlier grant covers the request skips it, unless `prompt=consent`.',
         '`prompt` accepts `none`, `login` and `consent`; `none` cannot be combined. `prompt=none` answers `login_required` or `consent_required` instead of showing a page, so it never succeeds for a public client.',
-        '`max_age` (seconds): an older sign-in must be repeated; the ID token’s `auth_time` tells when it happened.',
+        '`max_age` (seconds): an older sign-in must be repeated; the ID token’s `auth_time` tells when it happened. `max_age=0` asks for a sign-in every time, like `prompt=login`; after it the flow goes on to consent.',
         '`code_challenge_method` must be `S256`; `plain` and a missing method are refused. `state` may be up to 2000 bytes (UTF-8; a longer one gets the error page, since the redirect could not carry it back), `nonce` up to 500 characters.',
         `\`resource\`: at most one value, ${code(r.api)} or ${code(r.mcp)} (one trailing slash is tolerated); anything else is \`invalid_target\`.`,
         `A browser sign-in lasts ${duration(config.sessionTtl)} (SESSION_TTL_SECONDS).`,

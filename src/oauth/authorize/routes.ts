@@ -22,14 +22,21 @@ import {
 
 const HTML = 'text/html; charset=utf-8';
 
-/** The authorization request's own parameters, as strings, for the consent form and the sign-in return. */
-function carriedParams(params: RawParams, drop: { promptLogin?: boolean } = {}): Record<string, string> {
+/**
+ * The authorization request's own parameters, as strings, for the consent form and the sign-in return.
+ * `afterSignIn`: the return from a sign-in the request demanded. The fresh sign-in meets
+ * `prompt=login` and `max_age`, so both are dropped; kept, `max_age=0` would send the user
+ * back to the sign-in page forever, since any sign-in is older than zero seconds by the
+ * time the browser comes back (OIDC Core §3.1.2.1: max_age=0 is "equivalent to prompt=login").
+ */
+function carriedParams(params: RawParams, drop: { afterSignIn?: boolean } = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of CARRIED_PARAMS) {
     const v = params[name];
     if (typeof v === 'string') out[name] = v;
   }
-  if (drop.promptLogin && out.prompt) {
+  if (drop.afterSignIn) delete out.max_age;
+  if (drop.afterSignIn && out.prompt) {
     const rest = out.prompt.split(' ').filter((p) => p && p !== 'login');
     if (rest.length) out.prompt = rest.join(' ');
     else delete out.prompt;
@@ -122,7 +129,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
         state: req.state,
       });
     }
-    if (needsSignIn(req, signedIn, deps.now())) return showSignIn(reply, carriedParams(params, { promptLogin: true }), clientName);
+    if (needsSignIn(req, signedIn, deps.now())) return showSignIn(reply, carriedParams(params, { afterSignIn: true }), clientName);
     const user = signedIn!;
     if (!req.prompt?.includes('consent') && (await hasCoveringGrant(req, user, deps))) return approve(reply, req, user, deps, 302);
     return showConsent(reply, req, user, params);
