@@ -159,6 +159,33 @@ export function recordToRow(fields: Fields, input: Record<string, unknown>): Rec
   return row;
 }
 
+/** The server-set times every record has (created_at, updated_at), declared as a field. */
+export const RECORD_TIME: FieldDef = { type: 'datetime', description: 'When it was created or last changed', readOnly: true };
+
+/** Epoch ms of the earliest and latest Date (ECMAScript §21.4.1.1): what a datetime column can hold. */
+const DATE_LIMIT = 8.64e15;
+
+/**
+ * Why `v` cannot be a stored value of the field's column, or undefined when it can: for a
+ * value that comes back from a client (a list cursor) before it reaches a query, where
+ * PostgreSQL would refuse a value outside the column's type (an integer column is 32 bits).
+ */
+export function columnValueProblem(f: FieldDef, v: unknown): string | undefined {
+  switch (columnType(f)) {
+    case 'integer': {
+      const s = f.type === 'boolean' ? { minimum: 0, maximum: 1 } : inputSchema(f);
+      const [min, max] = [Number(s.minimum), Number(s.maximum)];
+      return Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? undefined : `an integer from ${min} to ${max}`;
+    }
+    case 'bigint':
+      return Number.isSafeInteger(v) && Math.abs(v as number) <= DATE_LIMIT ? undefined : 'a time in epoch milliseconds';
+    case 'text': {
+      const maxLength = Number(inputSchema(f).maxLength ?? 100_000);
+      return typeof v === 'string' && v.length <= maxLength ? undefined : `a string of at most ${maxLength} characters`;
+    }
+  }
+}
+
 /** SQL column type of a field. */
 export function columnType(f: FieldDef): 'text' | 'bigint' | 'integer' {
   if (f.type === 'integer' || f.type === 'boolean') return 'integer';

@@ -4,7 +4,7 @@ import { OAuthError } from '../oauth/errors.ts';
 import type { Caller } from '../resource/guard.ts';
 import { DuplicateError, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';
-import { recordToRow, rowToRecord, type FieldDef } from './fields.ts';
+import { columnValueProblem, RECORD_TIME, recordToRow, rowToRecord, type FieldDef } from './fields.ts';
 
 /** How much of an area a caller sees. */
 export type View = 'full' | 'public';
@@ -34,16 +34,31 @@ function encodeCursor(key: [unknown, string]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
-function decodeCursor(cursor: string): [unknown, string] {
+/** The declaration of the column an area's lists are sorted by. */
+function sortField(area: AreaDef): [string, FieldDef] {
+  const sort = area.sort ?? 'created_at';
+  return [sort, area.fields[sort] ?? RECORD_TIME];
+}
+
+/**
+ * A cursor is base64url JSON [sort value, id] made by encodeCursor; anything else was not made
+ * here. Its sort value is checked against the sort column's declared type before it reaches a
+ * query, where PostgreSQL would refuse (a 500) a value its column cannot hold.
+ */
+function decodeCursor(area: AreaDef, cursor: string): [unknown, string] {
+  let v: unknown;
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    // Every sort column is a whole number (times, positions) and ids are short tokens: anything
-    // else was not made here, and must not reach a query where PostgreSQL would refuse its type.
-    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(v[1])) return v as [unknown, string];
+    v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    /* falls through to the error below */
+    /* v stays undefined: the error below */
   }
-  throw new OAuthError('invalid_request', 'cursor is not one this API returned');
+  if (!Array.isArray(v) || v.length !== 2 || typeof v[1] !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(v[1])) {
+    throw new OAuthError('invalid_request', 'cursor is not one this API returned');
+  }
+  const [name, field] = sortField(area);
+  const problem = columnValueProblem(field, v[0]);
+  if (problem) throw new OAuthError('invalid_request', `cursor is not one this API returned: its ${name} must be ${problem}`);
+  return v as [unknown, string];
 }
 
 /** Conditions that restrict a public view to published (and upcoming) records. */
@@ -83,10 +98,10 @@ export class RecordService {
     const searchable = Object.entries(area.fields).filter(([, f]) => f.search && (view === 'full' || f.public)).map(([n]) => n);
     const { rows, next } = await this.deps.store.records.list(area.name, {
       where,
-      sort: area.sort ?? 'created_at',
+      sort: sortField(area)[0],
       limit,
       ...(params.q ? { search: { columns: searchable, text: params.q.slice(0, 200) } } : {}),
-      ...(params.cursor ? { after: decodeCursor(params.cursor) } : {}),
+      ...(params.cursor ? { after: decodeCursor(area, params.cursor) } : {}),
     });
     return {
       data: rows.map((r) => rowToRecord(area.fields, r, view === 'public' ? isPublic : undefined)),
