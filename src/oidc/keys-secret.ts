@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config/index.ts';
+import { createPrivateFile } from '../util/private-files.ts';
 
 /**
  * The secret that seals signing keys. KEYS_SECRET when set; for an embedded
@@ -13,13 +14,8 @@ export function resolveKeysSecret(config: Pick<Config, 'keysSecret' | 'database'
   if (config.database.kind !== 'sqlite') throw new Error('KEYS_SECRET is required with PostgreSQL');
   const file = join(dirname(config.database.file), 'keys.secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dirname(file), { recursive: true });
   const secret = randomBytes(32).toString('base64url');
-  try {
-    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-  } catch {
-    // Another process created it first: use theirs.
-    return readFileSync(file, 'utf8').trim();
-  }
+  // Another process created it first: use theirs.
+  if (!createPrivateFile(file, `${secret}\n`)) return readFileSync(file, 'utf8').trim();
   return secret;
 }

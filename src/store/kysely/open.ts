@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, sql } from 'kysely';
 import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
@@ -20,6 +18,7 @@ import { kyselySigningKeyStore } from './signing-keys.ts';
 import { sqliteKysely } from './sqlite-kysely.ts';
 import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
+import { createPrivateFile } from '../../util/private-files.ts';
 
 const INT8_OID = 20;
 const MIGRATE_ATTEMPTS = 6;
@@ -39,7 +38,9 @@ interface Opened {
 }
 
 function openSqlite(file: string): Opened {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  // An empty file is a new database to SQLite: created here, it is owner-only before SQLite
+  // writes a byte, and SQLite gives the -wal and -shm files the database file's mode.
+  if (file !== ':memory:') createPrivateFile(file, '');
   let sqlite: SQLite.Database;
   try {
     sqlite = new SQLite(file);
