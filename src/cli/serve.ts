@@ -4,6 +4,7 @@ import { DEMO_SCHOOL_NAME, isPlatformEmpty, seedDemo } from '../platform/demo/se
 import { startServer } from '../server.ts';
 import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';
+import { announceOwner } from './owner-password.ts';
 import { createUser } from './users.ts';
 
 /**
@@ -18,8 +19,8 @@ export async function serveCommand(config: Config): Promise<void> {
     const email = process.env.OWNER_EMAIL ?? 'owner@lyceum.test';
     try {
       await createUser(store, { email, password, name: 'School owner', role: 'owner' });
-      // Printed once, to the terminal only: it is stored as an argon2id hash.
-      process.stdout.write(`\nFirst start: created the school owner\n  email:    ${email}\n  password: ${password}\nChange it with: npx lyceum users passwd --email ${email} --password NEW_PASSWORD\n\n`);
+      // Stored as an argon2id hash; handed over once, to a terminal or an owner-only file.
+      announceOwner(email, password, config.database);
     } catch (err) {
       // Another instance starting on the same database created the owner first.
       if (!(err instanceof DuplicateError)) throw err;
