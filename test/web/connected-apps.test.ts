@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
+import { authorizeUrl, pkcePair, postForm, register, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { parseForms, UserAgent } from '../helpers/user-agent.ts';
@@ -119,6 +119,39 @@ describe.each(STORE_KINDS)('connected apps page (%s)', (kind) => {
     const rotated = await postForm(`${server.issuer}/api/oauth/token`, { grant_type: 'refresh_token', refresh_token: fresh.refreshToken, client_id: fresh.clientId });
     expect(rotated.status).toBe(200);
     expect(rotated.json.token_type).toBe('Bearer');
+  });
+
+  it('a confidential app with a covering grant still gets codes by prompt=none, until it is disconnected', async () => {
+    const user = await server.addUser('student');
+    const agent = new UserAgent(server.issuer);
+    const reg = await register(server.issuer, { client_name: 'Silent Sync', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'client_secret_post' });
+    expect(reg.status).toBe(201);
+    const client = { id: reg.json.client_id as string, secret: reg.json.client_secret as string };
+    const silent = async (prompt?: string) => {
+      const { verifier, challenge } = pkcePair();
+      const url = authorizeUrl(server.issuer, {
+        response_type: 'code', client_id: client.id, redirect_uri: redirectUri, scope: 'openid profile',
+        code_challenge: challenge, code_challenge_method: 'S256', state: 's', ...(prompt ? { prompt } : {}),
+      });
+      const callback = await agent.authorize(url, user);
+      return { callback, verifier };
+    };
+    const exchange = (code: string, verifier: string) =>
+      postForm(`${server.issuer}/api/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.id, client_secret: client.secret, code_verifier: verifier });
+
+    const first = await silent();
+    expect((await exchange(first.callback.searchParams.get('code')!, first.verifier)).status).toBe(200);
+    // The grant covers the request: prompt=none answers with a code, and the code works.
+    const again = await silent('none');
+    expect(again.callback.searchParams.get('error')).toBeNull();
+    expect((await exchange(again.callback.searchParams.get('code')!, again.verifier)).status).toBe(200);
+
+    const inFlight = await silent('none');
+    await disconnect(agent, client.id);
+    const late = await exchange(inFlight.callback.searchParams.get('code')!, inFlight.verifier);
+    expect({ status: late.status, error: late.json.error }).toEqual({ status: 400, error: 'invalid_grant' });
+    const after = await silent('none');
+    expect(after.callback.searchParams.get('error')).toBe('consent_required');
   });
 
   it('refuses a disconnect without the form token, keeping the app connected', async () => {
