@@ -181,7 +181,8 @@ export function columnValueProblem(f: FieldDef, v: unknown): string | undefined 
       return Number.isSafeInteger(v) && Math.abs(v as number) <= DATE_LIMIT ? undefined : 'a time in epoch milliseconds';
     case 'text': {
       const maxLength = Number(inputSchema(f).maxLength ?? 100_000);
-      return typeof v === 'string' && v.length <= maxLength ? undefined : `a string of at most ${maxLength} characters`;
+      // PostgreSQL text cannot hold a NUL character.
+      return typeof v === 'string' && v.length <= maxLength && !v.includes('\u0000') ? undefined : `a string of at most ${maxLength} characters, without NUL`;
     }
   }
 }
