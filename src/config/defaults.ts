@@ -107,6 +107,16 @@ export const SETTINGS: readonly SettingDoc[] = [
       'How long after its last wait ends an account’s failure count is forgotten (1-604800); a correct password forgets it at once.',
   },
   {
+    env: 'RATE_LIMIT_UPLOAD_PER_MINUTE',
+    default: '30',
+    description: 'File uploads (POST /api/v1/storage) accepted per access token per minute (0-100000, 0 disables the limit); more get 429 too_many_requests with Retry-After.',
+  },
+  {
+    env: 'STORAGE_QUOTA_BYTES',
+    default: '1073741824',
+    description: 'Total bytes of stored files the school may keep (1024 to 1125899906842624, 1 GiB by default). An upload that would pass it gets 413 invalid_request; deleting files frees room.',
+  },
+  {
     env: 'REDIS_URL',
     default: '(none: each instance counts rate limits in its own memory)',
     description:

@@ -24,7 +24,6 @@ export interface Config {
   keysSecret: string | undefined;
   idTokenTtl: number;
   /** Requests per client IP per minute; 0 means no limit. */
-  rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number };
   /** Browser origins besides the issuer's own that may call /mcp (DNS-rebinding protection). */
   mcpAllowedOrigins: string[];
   /**
@@ -33,6 +32,9 @@ export interface Config {
    * the count is forgotten `forgetAfter` seconds after the last delay ends.
    */
   passwordFailures: { free: number; firstDelay: number; maxDelay: number; forgetAfter: number };
+  rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number; uploadPerMinute: number };
+  /** Total bytes of stored files the school may keep (docs/configuration.md STORAGE_QUOTA_BYTES). */
+  storageQuotaBytes: number;
   /** Shared rate-limit counters; undefined keeps them in process. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -82,6 +84,8 @@ const schema = object({
   SIGN_IN_FIRST_DELAY_SECONDS: _default(int(1, 3600), 1),
   SIGN_IN_MAX_DELAY_SECONDS: _default(int(1, 86_400), 900),
   SIGN_IN_FORGET_FAILURES_SECONDS: _default(int(1, 604_800), 3600),
+  RATE_LIMIT_UPLOAD_PER_MINUTE: _default(int(0, 100_000), 30),
+  STORAGE_QUOTA_BYTES: _default(int(1024, 1_125_899_906_842_624), 1_073_741_824),
   REDIS_URL: optional(text()),
   REDIS_KEY_PREFIX: _default(
     text().check(maxLength(100, 'must be at most 100 characters'), regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')),
@@ -123,7 +127,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registrationBodyLimit: e.REGISTRATION_BODY_LIMIT,
     keysSecret: e.KEYS_SECRET,
     idTokenTtl: e.ID_TOKEN_TTL_SECONDS,
-    rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE },
     mcpAllowedOrigins: parseOrigins(e.MCP_ALLOWED_ORIGINS),
     passwordFailures: {
       free: e.SIGN_IN_FREE_FAILURES,
@@ -131,6 +134,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxDelay: e.SIGN_IN_MAX_DELAY_SECONDS,
       forgetAfter: e.SIGN_IN_FORGET_FAILURES_SECONDS,
     },
+    rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE, uploadPerMinute: e.RATE_LIMIT_UPLOAD_PER_MINUTE },
+    storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
     redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,

@@ -24,9 +24,10 @@ const INTROSPECT = code(ENDPOINTS.introspection);
 const REGISTER = code(ENDPOINTS.registration);
 const USERINFO = code(ENDPOINTS.userinfo);
 const CLIENT_AUTH = `${TOKEN}, ${REVOKE}, ${INTROSPECT}`;
+const STORAGE = code('POST /api/v1/storage');
 const PROTECTED = `${code('/api/v1/…')}, ${USERINFO}, ${code('/mcp')}`;
 
-type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits'>;
+type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits' | 'storageQuotaBytes'>;
 
 const perMinute = (max: number, what: string, env: string) =>
   max > 0 ? `More than ${max} ${what} per minute from one address (${env}).` : `Never on this server: the limit is off (${env}=0).`;
@@ -38,6 +39,7 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
       { where: CLIENT_AUTH, when: 'The body is not `application/x-www-form-urlencoded` (a JSON body is refused).' },
       { status: 415, where: 'any', when: `The body's Content-Type cannot be parsed, or at ${REGISTER} is not \`application/json\`.` },
       { status: 413, where: 'any', when: `The body is too large (${REGISTER}: ${config.registrationBodyLimit} bytes).` },
+      { status: 413, where: STORAGE, when: `The upload would take the school's stored files past the storage quota (STORAGE_QUOTA_BYTES, ${config.storageQuotaBytes} bytes); the description says how much is used. Deleting files frees room.` },
       { status: 'redirect', where: AUTHORIZE, when: 'Once client_id and redirect_uri are trusted: response_type, code_challenge or code_challenge_method (must be S256) missing or malformed; bad prompt or max_age.' },
       { status: 400, note: 'HTML page, never redirected', where: AUTHORIZE, when: 'client_id or redirect_uri missing, or redirect_uri not matching a registered one.' },
       { where: REVOKE, when: 'The token was issued to another client.' },
@@ -88,6 +90,14 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
       { note: 'HTML page', where: 'sign-in form', when: perMinute(config.rateLimits.signInPerMinute, 'sign-in attempts', 'RATE_LIMIT_SIGN_IN_PER_MINUTE') },
+      {
+        note: 'with `Retry-After`',
+        where: STORAGE,
+        when:
+          config.rateLimits.uploadPerMinute > 0
+            ? `More than ${config.rateLimits.uploadPerMinute} uploads per minute with one access token (RATE_LIMIT_UPLOAD_PER_MINUTE).`
+            : 'Never on this server: the limit is off (RATE_LIMIT_UPLOAD_PER_MINUTE=0).',
+      },
       {
         where: code('/mcp'),
         when:

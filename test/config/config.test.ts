@@ -90,6 +90,8 @@ const EXAMPLES: Record<string, Example> = {
     expected: ['http://localhost:6274', 'https://inspector.example'],
     invalid: ['localhost:6274', 'http://localhost:6274/', 'http://LOCALHOST:6274', 'https://inspector.example/path', 'ftp://files.example', 'null', '*'],
   },
+  RATE_LIMIT_UPLOAD_PER_MINUTE: { valid: '0', read: (c) => c.rateLimits.uploadPerMinute, expected: 0, invalid: ['-1', '100001', 'some'] },
+  STORAGE_QUOTA_BYTES: { valid: '5242880', read: (c) => c.storageQuotaBytes, expected: 5_242_880, invalid: ['1023', '1125899906842625', '5MB', '1.5'] },
   REDIS_URL: {
     valid: 'rediss://cache.example:6380/0',
     read: (c) => c.redisUrl,

@@ -1169,6 +1169,46 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       expect(await store.files.delete(files[0]!.id)).toBe(false);
       expect(await store.files.find(files[0]!.id)).toBeUndefined();
     });
+
+    it('files: insertWithinQuota stores up to the quota exactly, refuses past it with the bytes used; usedBytes counts stored files and a delete frees them', async () => {
+      const other = await freshDatabaseUrl(kind);
+      const s = openStore(databaseConfig(other));
+      try {
+        await s.migrate();
+        const file = (size: number) => ({ id: id('fil_'), name: 'q.txt', contentType: 'text/plain', size, sha256: hash(), uploadedBy: null, createdAt: T0 });
+        expect(await s.files.usedBytes()).toBe(0);
+        const a = file(600);
+        expect(await s.files.insertWithinQuota(a, 1000)).toEqual({ stored: true });
+        expect(await s.files.find(a.id)).toEqual(a);
+        const b = file(401);
+        expect(await s.files.insertWithinQuota(b, 1000)).toEqual({ stored: false, usedBytes: 600 });
+        expect(await s.files.find(b.id)).toBeUndefined();
+        expect(await s.files.insertWithinQuota(file(400), 1000)).toEqual({ stored: true });
+        expect(await s.files.usedBytes()).toBe(1000);
+        expect(await s.files.delete(a.id)).toBe(true);
+        expect(await s.files.usedBytes()).toBe(400);
+        expect(await s.files.insertWithinQuota(b, 1000)).toEqual({ stored: true });
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('files: of many racing insertWithinQuota calls from two stores on one database, only as many as fit are stored', async () => {
+      const other = await freshDatabaseUrl(kind);
+      const stores = [openStore(databaseConfig(other)), openStore(databaseConfig(other))];
+      try {
+        await stores[0]!.migrate();
+        const results = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            stores[i % 2]!.files.insertWithinQuota({ id: id('fil_'), name: 'r.txt', contentType: 'text/plain', size: 300, sha256: hash(), uploadedBy: null, createdAt: T0 }, 1000),
+          ),
+        );
+        expect(results.filter((r) => r.stored)).toHaveLength(3);
+        expect(await stores[1]!.files.usedBytes()).toBe(900);
+      } finally {
+        for (const st of stores) await st.close();
+      }
+    });
   });
 
   describe('signing keys', () => {

@@ -6,7 +6,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../../deps.ts';
 import { OAuthError } from '../../oauth/errors.ts';
-import type { StoredFile } from '../../store/types.ts';
+import type { QuotaInsertResult, StoredFile } from '../../store/types.ts';
 import { fileReferences } from './file-references.ts';
 import { ContentCheck, type AllowedContentType } from './file-types.ts';
 import { filesDirectory } from './files-directory.ts';
@@ -25,6 +25,27 @@ export interface Upload {
   /** True when the stream was cut at the size limit. */
   truncated: () => boolean;
   uploadedBy: string | null;
+}
+
+/** 1536 → "1.5 KiB": sizes in the quota message, besides the exact bytes. */
+function readableBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** 413, as the contract's decisions keep it for size refusals, naming the quota, what is used and what the file needs. */
+function overQuota(quota: number, used: number, size: number): OAuthError {
+  return new OAuthError(
+    'invalid_request',
+    `The school's storage quota is ${readableBytes(quota)} (STORAGE_QUOTA_BYTES=${quota}); ${readableBytes(used)} (${used} bytes) is used and this file needs ${readableBytes(size)} (${size} bytes). Delete files to make room.`,
+    413,
+  );
 }
 
 const notFound = (id: string) => new OAuthError('not_found', `No file with id ${id}`);
@@ -93,11 +114,20 @@ export class FileService {
       uploadedBy: upload.uploadedBy,
       createdAt: this.deps.now(),
     };
+    // The quota is checked where the row is inserted, in one atomic step (FileStore.insertWithinQuota),
+    // so concurrent uploads on any instance never together pass it. Until then the bytes are on
+    // disk: at most one 10 MiB file per upload in flight beyond the quota.
+    const quota = this.deps.config.storageQuotaBytes;
+    let result: QuotaInsertResult;
     try {
-      await this.deps.store.files.insert(file);
+      result = await this.deps.store.files.insertWithinQuota(file, quota);
     } catch (err) {
       await rm(final, { force: true });
       throw err;
+    }
+    if (!result.stored) {
+      await rm(final, { force: true });
+      throw overQuota(quota, result.usedBytes, size);
     }
     return file;
   }

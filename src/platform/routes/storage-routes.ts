@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { protect } from '../../resource/fastify-guard.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { FileService } from '../files/file-service.ts';
@@ -44,6 +45,17 @@ const UPLOAD_BODY = {
   },
 };
 
+/**
+ * Upload rate-limit key: the access token's identity as the store keeps it
+ * (its SHA-256), known once the bearer guard has run. Never the raw header:
+ * "Bearer x" and "bearer  x" are one token, and the counters (in Redis too)
+ * must not hold a credential.
+ */
+function uploaderKey(request: FastifyRequest): string {
+  const caller = request.caller;
+  return caller.kind === 'token' ? `upload-token:${caller.token.hash}` : `upload-ip:${request.ip}`;
+}
+
 /** storage:write is the only storage scope: it uploads, lists, downloads and deletes. */
 export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
   const files = new FileService(deps);
@@ -62,20 +74,25 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
     download_url: `${deps.config.issuer}${base}/${f.id}/content`,
   });
 
+  const limit = rateLimitPerMinute(deps.config.rateLimits.uploadPerMinute);
+  // preHandler: after the guard (preValidation), so an unauthenticated request costs no budget and the key is the token's.
+  const rateLimit = limit && { ...limit, hook: 'preHandler' as const, keyGenerator: uploaderKey };
+
   // Multipart parsing exists only inside this plugin: no other route accepts multipart bodies.
   void app.register(async function storageScope(scope) {
     await scope.register(multipart, { limits: UPLOAD_LIMITS, throwFileSizeLimit: true });
 
     scope.post(base, {
       ...guard,
+      config: { rateLimit },
       validatorCompiler: () => () => true,
       schema: {
         tags,
         summary: 'Upload a file',
-        description: `multipart/form-data with one file part (10 MiB at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large, 415 for other types or a body that is not multipart.`,
+        description: `multipart/form-data with one file part (10 MiB at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
         body: UPLOAD_BODY,
         security,
-        response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415]) },
+        response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415, 429]) },
       },
     }, async (request, reply) => {
       const file = await readUpload(request, files, tokenCaller(request).userId);

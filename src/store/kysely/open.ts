@@ -96,7 +96,7 @@ export function openStore(database: Config['database']): Store {
     signingKeys: kyselySigningKeyStore(db),
     records: kyselyRecordStore(db),
     settings: kyselySettingsStore(db),
-    files: kyselyFileStore(db),
+    files: kyselyFileStore(db, database.kind),
     async migrate() {
       // On PostgreSQL the migration tables are pinned to the schema the connection works in
       // (search_path), so databases with several Lyceum schemas keep their histories apart.

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { FileStore, SettingsStore } from '../types.ts';
 import type { Database } from './schema.ts';
 
@@ -18,7 +18,17 @@ export function kyselySettingsStore(db: Kysely<Database>): SettingsStore {
   };
 }
 
-export function kyselyFileStore(db: Kysely<Database>): FileStore {
+/**
+ * The files of the school. insertWithinQuota is one conditional INSERT ... SELECT
+ * ... WHERE used + size <= quota. On SQLite a writing statement takes the
+ * database's single write lock before it reads, so the sum it sees cannot
+ * change under it, across processes too. On PostgreSQL two READ COMMITTED
+ * transactions would each sum the table without the other's new row and both
+ * insert; the transaction first locks the table in SHARE ROW EXCLUSIVE mode,
+ * which conflicts with itself and with every INSERT and DELETE but not with
+ * reads, so quota checks run one at a time while downloads and lists go on.
+ */
+export function kyselyFileStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres'): FileStore {
   const toFile = (r: Database['files']) => ({
     id: r.id,
     name: r.name,
@@ -28,6 +38,10 @@ export function kyselyFileStore(db: Kysely<Database>): FileStore {
     uploadedBy: r.uploaded_by,
     createdAt: Number(r.created_at),
   });
+  const usedBytes = async () => {
+    const r = await db.selectFrom('files').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('used')).executeTakeFirstOrThrow();
+    return Number(r.used);
+  };
   return {
     async insert(f) {
       await db
@@ -35,6 +49,26 @@ export function kyselyFileStore(db: Kysely<Database>): FileStore {
         .values({ id: f.id, name: f.name, content_type: f.contentType, size: f.size, sha256: f.sha256, uploaded_by: f.uploadedBy, created_at: f.createdAt, updated_at: f.createdAt })
         .execute();
     },
+    async insertWithinQuota(f, quotaBytes) {
+      // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
+      const insertIfItFits = sql`
+        insert into files (id, name, content_type, size, sha256, uploaded_by, created_at, updated_at)
+        select cast(${f.id} as text), cast(${f.name} as text), cast(${f.contentType} as text), cast(${f.size} as integer),
+               cast(${f.sha256} as text), cast(${f.uploadedBy} as text), cast(${f.createdAt} as bigint), cast(${f.createdAt} as bigint)
+        where (select coalesce(sum(size), 0) from files) + cast(${f.size} as bigint) <= cast(${quotaBytes} as bigint)`;
+      // SQLite: the statement alone, in autocommit. A transaction would hold the write lock across
+      // awaits, and another connection of the same process waiting on busy_timeout blocks the
+      // event loop that would commit it.
+      const r =
+        kind === 'postgres'
+          ? await db.transaction().execute(async (trx) => {
+              await sql`lock table files in share row exclusive mode`.execute(trx);
+              return insertIfItFits.execute(trx);
+            })
+          : await insertIfItFits.execute(db);
+      return Number(r.numAffectedRows ?? 0) > 0 ? { stored: true } : { stored: false, usedBytes: await usedBytes() };
+    },
+    usedBytes,
     async find(id) {
       const r = await db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
       return r && toFile(r);
