@@ -114,7 +114,7 @@ export function openFloorDb(file: string) {
     students: (limit: number) => students.all(limit),
     publishedCourses: (limit: number) => publishedCourses.all(limit),
     rotate: (hash: string, now: number, access: NewToken, refresh: NewToken) => rotate(hash, now, access, refresh),
-    insertClient: (c: ClientRow) => insertClient.run(c.id, c.secret_hash, c.metadata, c.created_at),
+    insertClient: (c: Omit<ClientRow, 'last_used_at'>) => insertClient.run(c.id, c.secret_hash, c.metadata, c.created_at),
     userByEmail: (email: string) => userByEmail.get(email),
     session: (hash: string, now: number) => session.get(hash, now),
     insertSession: (hash: string, userId: string, now: number, expiresAt: number) => insertSession.run(hash, userId, now, expiresAt),

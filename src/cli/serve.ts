@@ -5,6 +5,7 @@ import { startServer } from '../server.ts';
 import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';
 import { announceOwner } from './owner-password.ts';
+import { purgeOnce } from './purge.ts';
 import { createUser } from './users.ts';
 
 /**
@@ -38,22 +39,18 @@ export async function serveCommand(config: Config): Promise<void> {
     }
   }
   const server = await startServer(config, { store });
-  // Background purge of what expired (or was revoked) over a day ago. The stores delete in small
-  // batches and yield between them, so requests keep being served; runs never overlap.
+  // Background purge of what expired (or was revoked) over a day ago, and of clients never used
+  // (purge.ts). The stores delete in small batches and yield between them, so requests keep being
+  // served; runs never overlap.
   let purging = false;
   let stopping = false;
   const purge = setInterval(() => {
     if (purging) return;
     purging = true;
     const started = Date.now();
-    const before = started - 24 * 3600 * 1000;
     void (async () => {
-      const codes = await store.codes.purgeExpired(before);
-      const tokens = await store.tokens.purgeExpired(before);
-      const sessions = await store.sessions.purgeExpired(before);
-      // A forgotten failure count holds nothing: it goes at once, so guesses at made-up emails leave few rows.
-      const passwordFailures = await store.passwordFailures.purgeExpired(started);
-      server.app.log.info({ event: 'purge', codes, tokens, sessions, passwordFailures, ms: Date.now() - started }, 'expired credentials purged');
+      const counts = await purgeOnce(store, config, started);
+      server.app.log.info({ event: 'purge', ...counts, ms: Date.now() - started }, 'expired credentials and unused clients purged');
     })()
       .catch((err: unknown) => {
         if (!stopping) server.app.log.warn({ err }, 'purge failed');

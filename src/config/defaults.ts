@@ -107,6 +107,18 @@ export const SETTINGS: readonly SettingDoc[] = [
       'How long after its last wait ends an account’s failure count is forgotten (1-604800); a correct password forgets it at once.',
   },
   {
+    env: 'MAX_REGISTERED_CLIENTS',
+    default: '10000',
+    description:
+      'Registered clients at most (1-10000000). Past it, registration answers 429 too_many_requests with Retry-After until the purge removes unused clients or an operator deletes some (`lyceum clients delete`).',
+  },
+  {
+    env: 'UNUSED_CLIENT_TTL_SECONDS',
+    default: '86400',
+    description:
+      'A client that never obtained a token is deleted by the background purge this long after its registration (60-31536000, a day by default). Clients that obtained a token are kept.',
+  },
+  {
     env: 'RATE_LIMIT_UPLOAD_PER_MINUTE',
     default: '30',
     description: 'File uploads (POST /api/v1/storage) accepted per access token per minute (0-100000, 0 disables the limit); more get 429 too_many_requests with Retry-After.',

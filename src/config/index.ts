@@ -33,6 +33,10 @@ export interface Config {
    */
   passwordFailures: { free: number; firstDelay: number; maxDelay: number; forgetAfter: number };
   rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number; uploadPerMinute: number };
+  /** Registered clients at most; registrations beyond get 429 (docs/configuration.md MAX_REGISTERED_CLIENTS). */
+  maxRegisteredClients: number;
+  /** Seconds after registration a client that never obtained a token is purged. */
+  unusedClientTtl: number;
   /** Total bytes of stored files the school may keep (docs/configuration.md STORAGE_QUOTA_BYTES). */
   storageQuotaBytes: number;
   /** Shared rate-limit counters; undefined keeps them in process. */
@@ -85,6 +89,8 @@ const schema = object({
   SIGN_IN_MAX_DELAY_SECONDS: _default(int(1, 86_400), 900),
   SIGN_IN_FORGET_FAILURES_SECONDS: _default(int(1, 604_800), 3600),
   RATE_LIMIT_UPLOAD_PER_MINUTE: _default(int(0, 100_000), 30),
+  MAX_REGISTERED_CLIENTS: _default(int(1, 10_000_000), 10_000),
+  UNUSED_CLIENT_TTL_SECONDS: _default(int(60, 31_536_000), 86_400),
   STORAGE_QUOTA_BYTES: _default(int(1024, 1_125_899_906_842_624), 1_073_741_824),
   REDIS_URL: optional(text()),
   REDIS_KEY_PREFIX: _default(
@@ -136,6 +142,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE, uploadPerMinute: e.RATE_LIMIT_UPLOAD_PER_MINUTE },
     storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
+    maxRegisteredClients: e.MAX_REGISTERED_CLIENTS,
+    unusedClientTtl: e.UNUSED_CLIENT_TTL_SECONDS,
     redisUrl: e.REDIS_URL === undefined ? undefined : parseRedisUrl(e.REDIS_URL),
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,

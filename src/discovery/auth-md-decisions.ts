@@ -22,6 +22,8 @@ export function decisions(config: Config): string {
         config.rateLimits.registerPerMinute > 0
           ? `At most ${config.rateLimits.registerPerMinute} registrations per client address per minute (RATE_LIMIT_REGISTER_PER_MINUTE); more get 429 \`too_many_requests\`. Register once and keep the client_id.`
           : 'Registration is not rate limited on this server (RATE_LIMIT_REGISTER_PER_MINUTE=0). Register once and keep the client_id anyway.',
+        `At most ${config.maxRegisteredClients} clients are registered at once (MAX_REGISTERED_CLIENTS). Past it, registration answers 429 \`too_many_requests\` with \`Retry-After\` (the purge interval, ${config.purgeInterval} s), not \`invalid_client_metadata\`: nothing is wrong with the metadata, and the condition passes once unused clients are removed.`,
+        `A client that has not obtained a token ${duration(config.unusedClientTtl)} after its registration is deleted (UNUSED_CLIENT_TTL_SECONDS); its client_id is then unknown (\`invalid_client\`). Register again, or complete an authorization soon after registering. A client that obtained a token is kept.`,
         'Unknown fields are ignored, not refused; a JSON `null` counts as absent. The answer is 201 with `client_id`, `client_id_issued_at` and the stored metadata, never a `null`.',
         '`client_secret` (with `client_secret_expires_at: 0`, it does not expire) is issued only to `client_secret_post` clients and shown only in this answer; Lyceum keeps its SHA-256.',
         'Unknown scopes in `scope` are dropped; the known ones are echoed in registry order (no `scope` when none is left).',

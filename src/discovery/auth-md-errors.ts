@@ -27,7 +27,7 @@ const CLIENT_AUTH = `${TOKEN}, ${REVOKE}, ${INTROSPECT}`;
 const STORAGE = code('POST /api/v1/storage');
 const PROTECTED = `${code('/api/v1/…')}, ${USERINFO}, ${code('/mcp')}`;
 
-type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits' | 'storageQuotaBytes'>;
+type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits' | 'storageQuotaBytes' | 'maxRegisteredClients'>;
 
 const perMinute = (max: number, what: string, env: string) =>
   max > 0 ? `More than ${max} ${what} per minute from one address (${env}).` : `Never on this server: the limit is off (${env}=0).`;
@@ -89,6 +89,7 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
     conflict: [{ where: code('/api/v1/…'), when: 'A unique value is taken, or a record still has records that depend on it.' }],
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
+      { note: 'with `Retry-After`', where: REGISTER, when: `The server already holds ${config.maxRegisteredClients} registered clients (MAX_REGISTERED_CLIENTS); retry after the delay given.` },
       { note: 'HTML page', where: 'sign-in form', when: perMinute(config.rateLimits.signInPerMinute, 'sign-in attempts', 'RATE_LIMIT_SIGN_IN_PER_MINUTE') },
       {
         note: 'with `Retry-After`',

@@ -80,7 +80,7 @@ export const REGISTRATION_SCHEMA = describeRoute(
         400: 'invalid_redirect_uri (no loopback redirect URI left), invalid_client_metadata or invalid_request',
         413: 'invalid_request: the body is too large',
         415: 'invalid_request: the body is not application/json',
-        429: 'too_many_requests: too many registrations from this address',
+        429: 'too_many_requests (with Retry-After): too many registrations from this address, or the server holds MAX_REGISTERED_CLIENTS clients',
       }),
     },
   },

@@ -60,10 +60,30 @@ export interface Client {
   secretHash: string | null;
   metadata: ClientMetadata;
   createdAt: number;
+  /** When the client last obtained a token, to the minute; null: never. Stores always fill it in. */
+  lastUsedAt?: number | null;
 }
 
 export interface ClientStore {
   create(client: Client): Promise<void>;
+  /**
+   * Contract: creates the client only while fewer than `maxClients` are
+   * registered; false when the cap is reached. Racing callers (in one process
+   * or several on one database) never together pass the cap.
+   */
+  createWithinCap(client: Client, maxClients: number): Promise<boolean>;
+  /**
+   * Contract: records that the client obtained a token at `now`. Writes only
+   * when the stored time is absent or at least a minute older, so a burst of
+   * token requests costs one write a minute.
+   */
+  markUsed(id: string, now: number): Promise<void>;
+  /**
+   * Deletes clients that never obtained a token (no lastUsedAt, no token)
+   * and were registered before `registeredBefore`, with their codes, in
+   * small batches; returns how many.
+   */
+  purgeNeverUsed(registeredBefore: number): Promise<number>;
   /** On every token, introspection and authorization request: answered at once where the store can (SQLite). */
   find(id: string): MaybePromise<Client | undefined>;
   list(): Promise<Client[]>;

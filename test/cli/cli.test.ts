@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/config/defaults.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
 import { verifyPassword } from '../../src/users/passwords.ts';
+import { obtainTokens, type FlowServer } from '../helpers/flow.ts';
 import { registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { databaseConfig, freshDatabaseUrl } from '../helpers/stores.ts';
@@ -244,6 +245,30 @@ describe('lyceum users, clients and migrate on SQLite', { timeout: CLI_TIMEOUT }
       expect(after.stdout).not.toContain(clientId);
       // ...and the server keeps registering clients on the file the CLI wrote to.
       expect(await registerPublicClient(server.issuer)).toMatch(/^lyc_client_/);
+    });
+
+    it('clients list / show tell when each client last obtained a token, or never', async () => {
+      const idle = await registerPublicClient(server.issuer, { client_name: 'Never used' });
+      // The real flow against the running server: sign in, approve, exchange the code.
+      const flowServer = { ...server, user: await server.addUser('owner'), tokenEndpoint: `${server.issuer}/api/oauth/token` } as unknown as FlowServer;
+      const before = Date.now();
+      const { flow } = await obtainTokens(flowServer, { scope: 'courses:read' });
+      const used = flow.clientId;
+
+      const list = await lyceum(['clients', 'list'], env);
+      expectSuccess(list);
+      const lines = list.stdout.split('\n');
+      expect(lines[0]).toMatch(/^CLIENT_ID +AUTH_METHOD +REGISTERED +LAST_USED +NAME$/);
+      expect(lines.find((l) => l.startsWith(idle))).toMatch(/Z {2}never +Never used$/);
+      const usedLine = lines.find((l) => l.startsWith(used));
+      const times = usedLine?.match(/\d{4}-\d\d-\d\dT[\d:.]+Z/g) ?? [];
+      expect(times, list.stdout).toHaveLength(2);
+      expect(Date.parse(times[1]!)).toBeGreaterThanOrEqual(before - 1000);
+
+      const shownUsed = JSON.parse((await lyceum(['clients', 'show', used], env)).stdout) as Record<string, unknown>;
+      expect(shownUsed.last_used_at).toBe(times[1]);
+      const shownIdle = JSON.parse((await lyceum(['clients', 'show', idle], env)).stdout) as Record<string, unknown>;
+      expect(shownIdle.last_used_at).toBeNull();
     });
 
     it('clients show / delete of an unknown id, or without an id, fail with one line', async () => {

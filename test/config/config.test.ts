@@ -91,6 +91,8 @@ const EXAMPLES: Record<string, Example> = {
     invalid: ['localhost:6274', 'http://localhost:6274/', 'http://LOCALHOST:6274', 'https://inspector.example/path', 'ftp://files.example', 'null', '*'],
   },
   RATE_LIMIT_UPLOAD_PER_MINUTE: { valid: '0', read: (c) => c.rateLimits.uploadPerMinute, expected: 0, invalid: ['-1', '100001', 'some'] },
+  MAX_REGISTERED_CLIENTS: { valid: '5', read: (c) => c.maxRegisteredClients, expected: 5, invalid: ['0', '10000001', 'all'] },
+  UNUSED_CLIENT_TTL_SECONDS: { valid: '3600', read: (c) => c.unusedClientTtl, expected: 3600, invalid: ['59', '31536001', 'day'] },
   STORAGE_QUOTA_BYTES: { valid: '5242880', read: (c) => c.storageQuotaBytes, expected: 5_242_880, invalid: ['1023', '1125899906842625', '5MB', '1.5'] },
   REDIS_URL: {
     valid: 'rediss://cache.example:6380/0',

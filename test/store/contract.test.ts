@@ -58,6 +58,7 @@ function newClient(over: Partial<Client> = {}): Client {
       application_type: 'native',
     },
     createdAt: T0,
+    lastUsedAt: null,
     ...over,
   };
 }
@@ -368,6 +369,64 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
 
     it('find of an unknown id gives undefined', async () => {
       expect(await store.clients.find(id('lyc_client_'))).toBeUndefined();
+    });
+
+    it('createWithinCap creates while fewer than the cap exist, else false; racing calls from two stores never pass the cap', async () => {
+      const other = await freshDatabaseUrl(kind);
+      const stores = [openStore(databaseConfig(other)), openStore(databaseConfig(other))];
+      try {
+        await stores[0]!.migrate();
+        const first = newClient();
+        expect(await stores[0]!.clients.createWithinCap(first, 1)).toBe(true);
+        expect(await stores[0]!.clients.find(first.id)).toEqual(first);
+        const refused = newClient();
+        expect(await stores[0]!.clients.createWithinCap(refused, 1)).toBe(false);
+        expect(await stores[0]!.clients.find(refused.id)).toBeUndefined();
+        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => stores[i % 2]!.clients.createWithinCap(newClient(), 4)));
+        expect(results.filter(Boolean)).toHaveLength(3);
+        expect(await stores[1]!.clients.list()).toHaveLength(4);
+      } finally {
+        for (const st of stores) await st.close();
+      }
+    });
+
+    it('markUsed sets lastUsedAt, and moves it only once at least a minute has passed', async () => {
+      const c = newClient();
+      await store.clients.create(c);
+      await store.clients.markUsed(c.id, T0 + 1_000);
+      expect((await store.clients.find(c.id))?.lastUsedAt).toBe(T0 + 1_000);
+      await store.clients.markUsed(c.id, T0 + 59_999);
+      expect((await store.clients.find(c.id))?.lastUsedAt).toBe(T0 + 1_000);
+      await store.clients.markUsed(c.id, T0 + 61_000);
+      const found = await store.clients.find(c.id);
+      expect(found?.lastUsedAt).toBe(T0 + 61_000);
+      expectNumericTimes(found!, ['lastUsedAt']);
+      await store.clients.markUsed(id('lyc_client_'), T0);
+    });
+
+    it('purgeNeverUsed deletes never-used clients registered before the time, with their codes; keeps used, recent and token-holding ones', async () => {
+      const other = await freshDatabaseUrl(kind);
+      const s = openStore(databaseConfig(other));
+      try {
+        await s.migrate();
+        const u = newUser();
+        await s.users.create(u);
+        const idle = newClient({ createdAt: PAST });
+        const used = newClient({ createdAt: PAST, lastUsedAt: PAST + 1 });
+        const recent = newClient({ createdAt: PAST + 10_000 });
+        const withToken = newClient({ createdAt: PAST });
+        for (const c of [idle, used, recent, withToken]) await s.clients.create(c);
+        const code = newCode(idle.id, u.id);
+        await s.codes.save(code);
+        await s.tokens.insert([newToken(withToken.id, u.id)]);
+        expect(await s.clients.purgeNeverUsed(PAST + 5_000)).toBe(1);
+        expect(await s.clients.find(idle.id)).toBeUndefined();
+        expect(await s.codes.consume(code.hash, PAST)).toEqual({ status: 'unknown' });
+        expect((await s.clients.list()).map((c) => c.id).sort()).toEqual([used.id, recent.id, withToken.id].sort());
+        expect(await s.clients.purgeNeverUsed(PAST + 5_000)).toBe(0);
+      } finally {
+        await s.close();
+      }
     });
 
     it('list() returns clients oldest first', async () => {

@@ -26,6 +26,9 @@ export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
     if (!client.metadata.grant_types.includes(grantType)) {
       throw new OAuthError('unauthorized_client', `This client did not register the ${grantType} grant`);
     }
-    return handler.handle({ request, body, client, deps });
+    const response = await handler.handle({ request, body, client, deps });
+    // Last use, for `lyceum clients list` and the purge of never-used clients; at most one write a minute.
+    await deps.store.clients.markUsed(client.id, deps.now());
+    return response;
   });
 }

@@ -1,8 +1,12 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
 import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
+import { inBatches } from './purge.ts';
 import type { ClientsTable, Database } from './schema.ts';
 import { whenReady } from '../../util/maybe-promise.ts';
+
+/** lastUsedAt is kept to the minute: a token request writes it at most once a minute per client. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 function toClient(row: Selectable<ClientsTable>): Client {
   return {
@@ -10,20 +14,73 @@ function toClient(row: Selectable<ClientsTable>): Client {
     secretHash: row.secret_hash,
     metadata: JSON.parse(row.metadata) as ClientMetadata,
     createdAt: Number(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
   };
 }
 
-export function kyselyClientStore(db: Kysely<Database>): ClientStore {
+/**
+ * Registered clients. createWithinCap is one conditional INSERT ... SELECT ...
+ * WHERE count < cap: SQLite runs it under its single write lock; PostgreSQL
+ * first locks the table in SHARE ROW EXCLUSIVE mode (it conflicts with itself
+ * and with inserts and deletes, not with reads), since two READ COMMITTED
+ * transactions would each count without the other's row.
+ */
+export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): ClientStore {
   const findById = compiledLookup(db, (value) => db.selectFrom('clients').selectAll().where('id', '=', value(0) as string));
   const insert = compiledInsert(db, 'clients');
   return {
     async create(client) {
-      await insert(db, [{ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt }]);
+      await insert(db, [{ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt, last_used_at: client.lastUsedAt ?? null }]);
+    },
+    async createWithinCap(client, maxClients) {
+      // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
+      const insertIfRoom = sql`
+        insert into clients (id, secret_hash, metadata, created_at, last_used_at)
+        select cast(${client.id} as text), cast(${client.secretHash} as text), cast(${JSON.stringify(client.metadata)} as text),
+               cast(${client.createdAt} as bigint), cast(${client.lastUsedAt ?? null} as bigint)
+        where (select count(*) from clients) < cast(${maxClients} as bigint)`;
+      // SQLite: the statement alone, in autocommit (a transaction would hold the write lock across awaits).
+      const r =
+        kind === 'postgres'
+          ? await db.transaction().execute(async (trx) => {
+              await sql`lock table clients in share row exclusive mode`.execute(trx);
+              return insertIfRoom.execute(trx);
+            })
+          : await insertIfRoom.execute(db);
+      return Number(r.numAffectedRows ?? 0) > 0;
     },
     find: (id) => whenReady(findById(id), (row) => row && toClient(row)),
     async list() {
       const rows = await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toClient);
+    },
+    async markUsed(id, now) {
+      await db
+        .updateTable('clients')
+        .set({ last_used_at: now })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - LAST_USED_RESOLUTION_MS)]))
+        .execute();
+    },
+    async purgeNeverUsed(registeredBefore) {
+      // One statement per batch, as the maintenance connection runs them; the clients' codes go
+      // with them by the foreign keys' ON DELETE CASCADE (enforced on both stores).
+      return inBatches(async (limit) => {
+        const r = await maintenance
+          .deleteFrom('clients')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('clients as c')
+              .select('c.id')
+              .where('c.last_used_at', 'is', null)
+              .where('c.created_at', '<', registeredBefore)
+              // A token issued a moment ago may not have marked its client yet: a client with a token stays.
+              .where((w) => w.not(w.exists(w.selectFrom('tokens').select('tokens.hash').whereRef('tokens.client_id', '=', 'c.id'))))
+              .limit(limit),
+          )
+          .executeTakeFirst();
+        return Number(r.numDeletedRows);
+      });
     },
     async delete(id) {
       return db.transaction().execute(async (trx) => {

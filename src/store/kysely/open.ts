@@ -87,7 +87,7 @@ export function openStore(database: Config['database']): Store {
     kind: database.kind,
     startMaintenance,
     users: kyselyUserStore(db),
-    clients: kyselyClientStore(db),
+    clients: kyselyClientStore(db, database.kind, maintenance),
     codes: kyselyCodeStore(db, maintenance),
     tokens: kyselyTokenStore(db, maintenance),
     sessions: kyselySessionStore(db, maintenance),

@@ -30,7 +30,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * it ran in between. Whatever the backlog, a purge never holds the SQLite
  * writer (or PostgreSQL row locks) for long. Returns the rows deleted.
  */
-async function inBatches(step: (limit: number) => Promise<number>): Promise<number> {
+export async function inBatches(step: (limit: number) => Promise<number>): Promise<number> {
   let limit: number = PURGE_BATCH.first;
   let total = 0;
   for (;;) {

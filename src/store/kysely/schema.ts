@@ -14,6 +14,8 @@ export interface ClientsTable {
   secret_hash: string | null;
   metadata: string;
   created_at: number;
+  /** When the client last obtained a token; null: never. */
+  last_used_at: number | null;
 }
 
 export interface CodesTable {

@@ -5,6 +5,7 @@ import * as platform from './003-platform.ts';
 import * as revokedTokens from './004-revoked-tokens.ts';
 import * as publicListingIndexes from './005-public-listing-indexes.ts';
 import * as passwordFailures from './006-password-failures.ts';
+import * as clientLastUsed from './007-client-last-used.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-revoked-tokens': revokedTokens,
   '005-public-listing-indexes': publicListingIndexes,
   '006-password-failures': passwordFailures,
+  '007-client-last-used': clientLastUsed,
 };
 
 export const migrationProvider: MigrationProvider = {

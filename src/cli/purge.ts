@@ -1,0 +1,31 @@
+import type { Config } from '../config/index.ts';
+import type { Store } from '../store/types.ts';
+
+/** Expired (or revoked) codes, tokens and sessions are kept this long, for investigations. */
+const EXPIRED_KEPT_MS = 24 * 3600 * 1000;
+
+export interface PurgeCounts {
+  codes: number;
+  tokens: number;
+  sessions: number;
+  /** Failure counts of password checks that are forgotten (see sign-in-throttle.ts). */
+  passwordFailures: number;
+  /** Clients deleted because they never obtained a token within UNUSED_CLIENT_TTL_SECONDS. */
+  clients: number;
+}
+
+/**
+ * One run of the background purge at `now`: what expired or was revoked
+ * over a day ago, forgotten password-failure counts, then clients registered longer than UNUSED_CLIENT_TTL_SECONDS
+ * ago that never obtained a token (their codes went first, with the expired ones).
+ */
+export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl'>, now: number): Promise<PurgeCounts> {
+  const before = now - EXPIRED_KEPT_MS;
+  const codes = await store.codes.purgeExpired(before);
+  const tokens = await store.tokens.purgeExpired(before);
+  const sessions = await store.sessions.purgeExpired(before);
+  // A forgotten failure count holds nothing: it goes at once, so guesses at made-up emails leave few rows.
+  const passwordFailures = await store.passwordFailures.purgeExpired(now);
+  const clients = await store.clients.purgeNeverUsed(now - config.unusedClientTtl * 1000);
+  return { codes, tokens, sessions, passwordFailures, clients };
+}
