@@ -50,6 +50,8 @@ export async function startLyceum(databaseUrl: string, logDir: string, env: Reco
       RATE_LIMIT_REGISTER_PER_MINUTE: '0',
       RATE_LIMIT_SIGN_IN_PER_MINUTE: '0',
       RATE_LIMIT_MCP_PER_MINUTE: '0',
+      // The registration scenario registers far more clients than the default cap of 10,000.
+      MAX_REGISTERED_CLIENTS: '10000000',
       ...env,
     },
     port,
