@@ -5,9 +5,9 @@
  * settings (3 free failures, 2 s doubling to 8 s) and the server's movable
  * clock keep it quick.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FromAddress, type Answer } from '../helpers/from-address.ts';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
@@ -102,7 +102,13 @@ describe.each(STORE_KINDS)('password guessing at one account from several addres
     const byStatus = answers.map((a) => a.status).sort();
     // Two ordinary failures, the third starts the wait, the other five meet it.
     expect(byStatus).toEqual([401, 401, 429, 429, 429, 429, 429, 429]);
-    for (const a of answers.filter((x) => x.status === 429)) expectSignInPage(a, 429, wait(2), 2);
+    // The wait is 2 s from the third claim; a request that queued behind the others for over a
+    // second (a loaded machine) is rightly told the 1 s that is left, never more than 2.
+    for (const a of answers.filter((x) => x.status === 429)) {
+      const left = Number(a.headers['retry-after']);
+      expect([1, 2]).toContain(left);
+      expectSignInPage(a, 429, wait(left), left);
+    }
   });
 
   it('PATCH /api/v1/account current_password: the same count and waits, 429 too_many_requests with Retry-After', async () => {
@@ -151,8 +157,8 @@ describe('the log of a wrong password', () => {
     const apiFrom = new FromAddress(issuer, '127.0.0.4');
     try {
       expectSignInPage(await signInFrom.signIn(` ${email.toUpperCase()}`, guesses[0]!), 401, 'The email or password is incorrect.');
-      // A token with account:write, through the real flow as the first-start owner (whose password `serve` printed).
-      const ownerPassword = /password: +(\S+)/.exec(served.stdout())![1]!;
+      // A token with account:write, through the real flow as the first-start owner (whose password `serve` wrote beside the database).
+      const ownerPassword = /password: +(\S+)/.exec(readFileSync(join(dirname(file), 'owner-password.txt'), 'utf8'))![1]!;
       const client = await registerPublicClient(issuer);
       const { verifier, challenge } = pkcePair();
       const redirectUri = 'http://127.0.0.1:45678/callback';
