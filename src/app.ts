@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
+import { BODY_LIMIT_BYTES } from './http/body-limits.ts';
 import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerCors } from './http/cors.ts';
 import type { PathSet } from './http/path-set.ts';
@@ -58,7 +59,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     logController: new OneLinePerRequest(deps.config.accessLog),
     childLoggerFactory: lazyRequestLogger,
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
-    bodyLimit: 64 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     // Unknown query/body shapes are ours to judge, with OAuth errors rather than framework ones.
     routerOptions: { maxParamLength: 500 },
     // Errors the router raises before any route (bad URL encoding, over-long parameters) get the same error shape.
@@ -72,7 +73,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // Response schemas document the API (/openapi.json); bodies are serialized as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(swagger, openApiOptions(deps.config.issuer));
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(formbody, { bodyLimit: BODY_LIMIT_BYTES });
   await registerRateLimit(app, deps.config);
   await app.register(cookie);
   await registerCsrf(app, deps.config);

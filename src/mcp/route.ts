@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
 import { hijackWithHeaders } from '../http/hijack.ts';
 import { rateLimitPerMinute } from '../http/rate-limit.ts';
 import type { Scope } from '../oauth/scopes.ts';
@@ -11,7 +12,6 @@ import { buildMcpServer } from './server.ts';
 import { toolByName } from './tools/index.ts';
 
 export const MCP_PATH = '/mcp';
-const MCP_BODY_LIMIT = 1024 * 1024;
 const NOT_JSON = Symbol('not-json');
 
 /**
@@ -53,7 +53,7 @@ function scopesNeeded(body: unknown): Scope[] {
 export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
   void app.register(async (scope) => {
     // Malformed JSON must get a JSON-RPC parse error, not the API's OAuth error body.
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_req, body, done) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT_BYTES }, (_req, body, done) => {
       try {
         done(null, JSON.parse(body as string));
       } catch {
@@ -73,7 +73,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
 
     const limit = rateLimitPerMinute(deps.config.rateLimits.mcpPerMinute);
     const rateLimit = limit && { ...limit, keyGenerator: mcpClientKey };
-    scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
       const required = scopesNeeded(request.body);
       const caller = await authorizeRequest(

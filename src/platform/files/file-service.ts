@@ -10,8 +10,9 @@ import type { QuotaInsertResult, StoredFile } from '../../store/types.ts';
 import { fileReferences } from './file-references.ts';
 import { ContentCheck, type AllowedContentType } from './file-types.ts';
 import { filesDirectory } from './files-directory.ts';
+import { readableBytes } from '../../util/readable-bytes.ts';
 
-/** Largest upload: 10 MiB. */
+/** Largest upload, in bytes: every message and document about it reads this. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Ids are made here and checked on the way in, so a path is only ever `<files dir>/fil_<base64url>`. */
@@ -25,18 +26,6 @@ export interface Upload {
   /** True when the stream was cut at the size limit. */
   truncated: () => boolean;
   uploadedBy: string | null;
-}
-
-/** 1536 → "1.5 KiB": sizes in the quota message, besides the exact bytes. */
-function readableBytes(bytes: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /** 413, as the contract's decisions keep it for size refusals, naming the quota, what is used and what the file needs. */
@@ -97,7 +86,7 @@ export class FileService {
     });
     try {
       await pipeline(upload.stream, meter, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
-      if (upload.truncated()) throw new OAuthError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (10 MiB)`, 413);
+      if (upload.truncated()) throw new OAuthError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (${readableBytes(MAX_FILE_BYTES)})`, 413);
       if (size === 0) throw new OAuthError('invalid_request', 'The file is empty');
       if (!check.matches()) throw new OAuthError('invalid_request', `The content is not ${upload.contentType}`, 415);
       await rename(partial, final);
@@ -116,7 +105,7 @@ export class FileService {
     };
     // The quota is checked where the row is inserted, in one atomic step (FileStore.insertWithinQuota),
     // so concurrent uploads on any instance never together pass it. Until then the bytes are on
-    // disk: at most one 10 MiB file per upload in flight beyond the quota.
+    // disk: at most one MAX_FILE_BYTES file per upload in flight beyond the quota.
     const quota = this.deps.config.storageQuotaBytes;
     let result: QuotaInsertResult;
     try {

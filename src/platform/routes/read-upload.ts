@@ -4,13 +4,14 @@ import { OAuthError } from '../../oauth/errors.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { MAX_FILE_BYTES, type FileService } from '../files/file-service.ts';
 import { ALLOWED_CONTENT_TYPES, allowedContentType } from '../files/file-types.ts';
+import { readableBytes } from '../../util/readable-bytes.ts';
 
-/** Multipart limits, also given to @fastify/multipart: one file of up to 10 MiB, at most 5 other fields. */
+/** Multipart limits, also given to @fastify/multipart: one file of up to MAX_FILE_BYTES, at most 5 other fields. */
 export const UPLOAD_LIMITS = { fileSize: MAX_FILE_BYTES, files: 1, fields: 5, fieldSize: 1024, parts: 6 } as const;
 
 /** @fastify/multipart's limit errors, by code, as the JSON errors this API answers with. */
 const LIMIT_ERRORS: Record<string, () => OAuthError> = {
-  FST_REQ_FILE_TOO_LARGE: () => new OAuthError('invalid_request', 'The file is larger than 10 MiB', 413),
+  FST_REQ_FILE_TOO_LARGE: () => new OAuthError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (${readableBytes(MAX_FILE_BYTES)})`, 413),
   FST_FILES_LIMIT: () => new OAuthError('invalid_request', 'Send one file per request', 413),
   FST_FIELDS_LIMIT: () => new OAuthError('invalid_request', 'Too many form fields (at most 5 besides the file)', 413),
   FST_PARTS_LIMIT: () => new OAuthError('invalid_request', 'Too many parts in the multipart body', 413),

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { protect } from '../../resource/fastify-guard.ts';
 import type { StoredFile } from '../../store/types.ts';
-import { FileService } from '../files/file-service.ts';
+import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
 import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
 import { errorResponses } from './error-responses.ts';
 import { securityFor } from './openapi-security.ts';
@@ -12,6 +12,7 @@ import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
 import { API_PREFIX } from './records-routes.ts';
 import { sendFile } from './send-file.ts';
 import { tokenCaller } from './token-caller.ts';
+import { readableBytes } from '../../util/readable-bytes.ts';
 
 const FILE_SCHEMA = {
   type: 'object',
@@ -39,7 +40,7 @@ const UPLOAD_BODY = {
       schema: {
         type: 'object',
         required: ['file'],
-        properties: { file: { type: 'string', format: 'binary', description: `One file of up to 10 MiB: ${ALLOWED_CONTENT_TYPES.join(', ')}` } },
+        properties: { file: { type: 'string', format: 'binary', description: `One file of up to ${readableBytes(MAX_FILE_BYTES)}: ${ALLOWED_CONTENT_TYPES.join(', ')}` } },
       },
     },
   },
@@ -89,7 +90,7 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
       schema: {
         tags,
         summary: 'Upload a file',
-        description: `multipart/form-data with one file part (10 MiB at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
+        description: `multipart/form-data with one file part (${readableBytes(MAX_FILE_BYTES)} at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
         body: UPLOAD_BODY,
         security,
         response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415, 429]) },
