@@ -10,6 +10,7 @@ import { PRM_PATHS } from '../resource/protected-resources.ts';
 import type { Store } from '../store/types.ts';
 import { decisions } from './auth-md-decisions.ts';
 import { errorTable } from './auth-md-errors.ts';
+import { limitsSection } from './auth-md-limits.ts';
 import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
 import { DOCUMENT_PATHS } from './llms-txt.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
@@ -219,6 +220,8 @@ export function authMarkdown(config: Config): string {
     '## Errors',
     'Error bodies follow RFC 6749 §5.2: `{"error": "<code>", "error_description": "<text>"}` (`application/json`), with `Cache-Control: no-store`. Authorization errors after the client and redirect URI are trusted are sent to the redirect URI as `error`, `error_description`, `state` and `iss` query parameters.',
     errorTable(config),
+    '## Limits a client may meet',
+    limitsSection(config),
     '## Decisions where the contract is silent',
     decisions(config),
     '## Not supported',

@@ -372,6 +372,11 @@ describe('/auth.md follows the configuration', () => {
       ID_TOKEN_TTL_SECONDS: '600',
       LOOPBACK_HOSTS: '127.0.0.1,[::1]',
       RATE_LIMIT_REGISTER_PER_MINUTE: '5',
+      RATE_LIMIT_UPLOAD_PER_MINUTE: '0',
+      STORAGE_QUOTA_BYTES: '2048',
+      SIGN_IN_FREE_FAILURES: '4',
+      SIGN_IN_FIRST_DELAY_SECONDS: '3',
+      SIGN_IN_MAX_DELAY_SECONDS: '60',
     });
   });
   afterAll(() => server.stop());
@@ -387,5 +392,17 @@ describe('/auth.md follows the configuration', () => {
     const rules = section(md, 'Loopback redirect URIs');
     expect(rules).toContain('host `127.0.0.1`, `[::1]` (LOOPBACK_HOSTS)');
     expect(section(md, 'Errors')).toMatch(/^\| `too_many_requests` \| 429 \| `\/api\/oauth\/register` \| More than 5 registrations per minute/m);
+  });
+
+  it('lists every limit a client may meet with the configured values and what it answers past them', async () => {
+    const limits = section((await getDoc(server.issuer, '/auth.md')).text, 'Limits a client may meet');
+    expect(limits).toContain('| Registrations | 5 a minute per client address (RATE_LIMIT_REGISTER_PER_MINUTE) | 429 `too_many_requests`, `Retry-After` |');
+    expect(limits).toContain('| Uploads | none on this server (RATE_LIMIT_UPLOAD_PER_MINUTE=0) |');
+    expect(limits).toContain('| Stored files of the school | 2.0 KiB (2048 bytes) in all (STORAGE_QUOTA_BYTES) | 413 `invalid_request`, naming what is used |');
+    expect(limits).toContain('4 wrong in a row, then a wait of 3 s doubling up to 60 s (1 minute) (SIGN_IN_*); never a lockout');
+    expect(limits).toContain('| One uploaded file | 10.0 MiB (10485760 bytes) | 413 `invalid_request` |');
+    expect(limits).toContain('| `/mcp` body | 1.0 MiB (1048576 bytes) | 413 `invalid_request` |');
+    expect(limits).toContain('| Any other request body | 64.0 KiB (65536 bytes) | 413 `invalid_request` |');
+    expect(limits).toContain('counted by each instance of this server on its own');
   });
 });
