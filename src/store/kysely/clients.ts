@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
 import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
+import { insertIfRoom } from './conditional-insert.ts';
 import { inBatches } from './purge.ts';
 import type { ClientsTable, Database } from './schema.ts';
 import { whenReady } from '../../util/maybe-promise.ts';
@@ -34,20 +35,12 @@ export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgr
     },
     async createWithinCap(client, maxClients) {
       // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
-      const insertIfRoom = sql`
+      const insert = sql`
         insert into clients (id, secret_hash, metadata, created_at, last_used_at)
         select cast(${client.id} as text), cast(${client.secretHash} as text), cast(${JSON.stringify(client.metadata)} as text),
                cast(${client.createdAt} as bigint), cast(${client.lastUsedAt ?? null} as bigint)
         where (select count(*) from clients) < cast(${maxClients} as bigint)`;
-      // SQLite: the statement alone, in autocommit (a transaction would hold the write lock across awaits).
-      const r =
-        kind === 'postgres'
-          ? await db.transaction().execute(async (trx) => {
-              await sql`lock table clients in share row exclusive mode`.execute(trx);
-              return insertIfRoom.execute(trx);
-            })
-          : await insertIfRoom.execute(db);
-      return Number(r.numAffectedRows ?? 0) > 0;
+      return insertIfRoom(db, kind, 'clients', insert);
     },
     find: (id) => whenReady(findById(id), (row) => row && toClient(row)),
     async list() {

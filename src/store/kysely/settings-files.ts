@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { FileStore, SettingsStore } from '../types.ts';
 import type { Database } from './schema.ts';
+import { insertIfRoom } from './conditional-insert.ts';
 
 export function kyselySettingsStore(db: Kysely<Database>): SettingsStore {
   return {
@@ -56,17 +57,7 @@ export function kyselyFileStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres
         select cast(${f.id} as text), cast(${f.name} as text), cast(${f.contentType} as text), cast(${f.size} as integer),
                cast(${f.sha256} as text), cast(${f.uploadedBy} as text), cast(${f.createdAt} as bigint), cast(${f.createdAt} as bigint)
         where (select coalesce(sum(size), 0) from files) + cast(${f.size} as bigint) <= cast(${quotaBytes} as bigint)`;
-      // SQLite: the statement alone, in autocommit. A transaction would hold the write lock across
-      // awaits, and another connection of the same process waiting on busy_timeout blocks the
-      // event loop that would commit it.
-      const r =
-        kind === 'postgres'
-          ? await db.transaction().execute(async (trx) => {
-              await sql`lock table files in share row exclusive mode`.execute(trx);
-              return insertIfItFits.execute(trx);
-            })
-          : await insertIfItFits.execute(db);
-      return Number(r.numAffectedRows ?? 0) > 0 ? { stored: true } : { stored: false, usedBytes: await usedBytes() };
+      return (await insertIfRoom(db, kind, 'files', insertIfItFits)) ? { stored: true } : { stored: false, usedBytes: await usedBytes() };
     },
     usedBytes,
     async find(id) {
