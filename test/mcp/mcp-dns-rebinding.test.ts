@@ -102,7 +102,7 @@ describe('MCP Host check off the loopback interface', () => {
   afterAll(() => server?.stop());
 
   it('with HOST=0.0.0.0 (behind a load balancer) any Host is served, and a foreign Origin is still refused', async () => {
-    server = await startFlowServer('sqlite', { HOST: '0.0.0.0' });
+    server = await startFlowServer(STORE_KINDS[0]!, { HOST: '0.0.0.0' });
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     expect((await post(server.issuer, list, { host: 'lyceum-1.internal:3000' })).status).toBe(200);
     expect((await post(server.issuer, list, { host: 'lyceum-1.internal:3000', origin: 'http://evil.example' })).status).toBe(403);
@@ -114,7 +114,7 @@ describe('MCP Host check behind a proxy on the same machine', () => {
   afterAll(() => server?.stop());
 
   it('with TRUST_PROXY the Host is the X-Forwarded-Host the proxy sets, as everywhere else in the app', async () => {
-    server = await startFlowServer('sqlite', { TRUST_PROXY: '1' });
+    server = await startFlowServer(STORE_KINDS[0]!, { TRUST_PROXY: '1' });
     const issuerHost = new URL(server.issuer).host;
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     expect((await post(server.issuer, list, { host: '127.0.0.1:1', 'x-forwarded-host': issuerHost })).status).toBe(200);
