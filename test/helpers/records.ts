@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { AREAS, type AreaDef } from '../../src/platform/areas.ts';
 import { recordToRow, type FieldDef } from '../../src/platform/fields.ts';
 import { SCOPE_NAMES, type Scope } from '../../src/oauth/scopes.ts';
+import { contractOf } from './area-contract.ts';
 import { readJson, type JsonResponse } from './bearer.ts';
 import { exchangeCode, registerClient, startFlowServer, type FlowServer, type RegisteredClient, type TokenSet } from './flow.ts';
 import { authorizeUrl, pkcePair } from './oauth.ts';
@@ -116,7 +117,8 @@ export const areaOf = (name: string): AreaDef => {
   return area;
 };
 
-export const publicFieldNames = (area: AreaDef) => Object.entries(area.fields).filter(([, f]) => f.public).map(([n]) => n);
+/** The public view's fields, from the contract stated by hand (never from the area's own `public` flags). */
+export const publicFieldNames = (area: AreaDef): string[] => contractOf(area.name).publicView?.fields ?? [];
 
 /** The keys a record of the area has in a view, sorted. */
 export function recordKeys(area: AreaDef, view: 'full' | 'public'): string[] {

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AREA_LIST, type AreaDef } from '../../src/platform/areas.ts';
+import { contractOf } from '../helpers/area-contract.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import {
   ALL_SCOPES,
@@ -20,11 +21,12 @@ import {
   type RecordsServer,
 } from '../helpers/records.ts';
 
-const PUBLISHABLE = AREA_LIST.filter((a) => a.publicRead?.published);
-const PUBLIC_AREAS = AREA_LIST.filter((a) => a.publicRead);
+// Which areas have a public view, and what it holds, as the contract states them by hand (area-contract.ts).
+const PUBLISHABLE = AREA_LIST.filter((a) => contractOf(a.name).publicView?.publishedOnly);
+const PUBLIC_AREAS = AREA_LIST.filter((a) => contractOf(a.name).publicView);
 
 /** The public, searchable field a marker can be put in (title or name). */
-const labelField = (area: AreaDef) => Object.entries(area.fields).find(([, f]) => f.public && f.search && f.type === 'string')![0];
+const labelField = (area: AreaDef) => (contractOf(area.name).publicView!.fields.includes('title') ? 'title' : 'name');
 
 describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
   let ctx: RecordsServer;
@@ -54,7 +56,7 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
   }
 
   for (const area of PUBLISHABLE) {
-    it(`${area.path}: drafts and archived ones never reach anonymous callers or tokens without ${area.readScope}; ${area.readScope} sees all, with every field`, async () => {
+    it(`${contractOf(area.name).path}: drafts and archived ones never reach anonymous callers or tokens without ${contractOf(area.name).read}; ${contractOf(area.name).read} sees all, with every field`, async () => {
       const m = marker('cat');
       const label = labelField(area);
       const made: Record<string, Record<string, unknown>> = {};
@@ -62,25 +64,25 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
       const id = (status: string) => String(made[status]!.id);
 
       for (const caller of [undefined, identity]) {
-        const found = await get(`${area.path}?q=${m}`, caller);
+        const found = await get(`${contractOf(area.name).path}?q=${m}`, caller);
         expect(found.status, found.text).toBe(200);
         expect(found.data.map((r) => r.id)).toEqual([made.published!.id]);
         for (const r of found.data) expectView(area, r, 'public');
-        expect((await get(`${area.path}?q=${m}&status=draft`, caller)).data, 'a status filter cannot reveal drafts').toEqual([]);
-        for (const r of await listAll(area.path, caller)) expect(r.status).toBe('published');
+        expect((await get(`${contractOf(area.name).path}?q=${m}&status=draft`, caller)).data, 'a status filter cannot reveal drafts').toEqual([]);
+        for (const r of await listAll(contractOf(area.name).path, caller)) expect(r.status).toBe('published');
 
-        expectError(await get(`${area.path}/${id('draft')}`, caller), 404, 'not_found');
-        expectError(await get(`${area.path}/${id('archived')}`, caller), 404, 'not_found');
-        const one = await get(`${area.path}/${id('published')}`, caller);
+        expectError(await get(`${contractOf(area.name).path}/${id('draft')}`, caller), 404, 'not_found');
+        expectError(await get(`${contractOf(area.name).path}/${id('archived')}`, caller), 404, 'not_found');
+        const one = await get(`${contractOf(area.name).path}/${id('published')}`, caller);
         expect(one.status, one.text).toBe(200);
         expectView(area, one.json, 'public');
       }
 
-      const reader = await ctx.token(area.readScope!);
-      const all = await get(`${area.path}?q=${m}`, reader);
+      const reader = await ctx.token(contractOf(area.name).read);
+      const all = await get(`${contractOf(area.name).path}?q=${m}`, reader);
       expect(all.data.map((r) => r.id).sort()).toEqual(Object.values(made).map((r) => r.id).sort());
       for (const r of all.data) expectView(area, r, 'full');
-      const draft = await get(`${area.path}/${id('draft')}`, reader);
+      const draft = await get(`${contractOf(area.name).path}/${id('draft')}`, reader);
       expect(draft.status, draft.text).toBe(200);
       expectView(area, draft.json, 'full');
       expect(draft.json.status).toBe('draft');
@@ -88,9 +90,9 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
   }
 
   for (const area of PUBLIC_AREAS) {
-    const hidden = Object.entries(area.fields).filter(([, f]) => !f.public);
+    const hidden = Object.entries(area.fields).filter(([n]) => !contractOf(area.name).publicView!.fields.includes(n));
     if (hidden.length === 0) continue;
-    it(`${area.path}: private fields (${hidden.map(([n]) => n).join(', ')}) are never in the public view, nor found by its search`, async () => {
+    it(`${contractOf(area.name).path}: private fields (${hidden.map(([n]) => n).join(', ')}) are never in the public view, nor found by its search`, async () => {
       const values: Record<string, unknown> = {};
       for (const [name, f] of hidden) {
         if (f.type === 'ref' && f.ref === 'files') values[name] = await storedFile();
@@ -100,18 +102,18 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
       }
       const rec = await ctx.maker.make(area.name, values);
       for (const caller of [undefined, identity]) {
-        const one = await get(`${area.path}/${String(rec.id)}`, caller);
+        const one = await get(`${contractOf(area.name).path}/${String(rec.id)}`, caller);
         expect(one.status, one.text).toBe(200);
         expectView(area, one.json, 'public');
-        const list = await listAll(area.path, caller);
+        const list = await listAll(contractOf(area.name).path, caller);
         expect(list.map((r) => r.id)).toContain(rec.id);
         for (const v of Object.values(values)) {
           expect(one.text).not.toContain(String(v));
           expect(JSON.stringify(list)).not.toContain(String(v));
-          expect((await get(`${area.path}?q=${encodeURIComponent(String(v))}`, caller)).data).toEqual([]);
+          expect((await get(`${contractOf(area.name).path}?q=${encodeURIComponent(String(v))}`, caller)).data).toEqual([]);
         }
       }
-      const full = await get(`${area.path}/${String(rec.id)}`, await ctx.token(area.readScope!));
+      const full = await get(`${contractOf(area.name).path}/${String(rec.id)}`, await ctx.token(contractOf(area.name).read));
       expect(full.json).toMatchObject(values);
     });
   }
