@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.ts';
+
+/**
+ * The suite as Stryker runs it (stryker.config.json): only the tests that
+ * exercise the security core. Left out: the production build and bundle
+ * (test/build), the benchmark verdicts (test/bench), many-instance and
+ * rate-limit scaling (test/scale), the CLI's child processes (test/cli),
+ * store internals (test/store), settings and generated documents
+ * (test/config, test/discovery), and log plumbing (test/http). They kill no
+ * mutant of the core and would multiply the run's length. Stryker's vitest
+ * runner sets its own pool (one thread) whatever is set here. (Not
+ * mergeConfig: it would append this include list to the base one.)
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: [
+      'test/oauth/**/*.test.ts',
+      'test/oidc/**/*.test.ts',
+      'test/resource/**/*.test.ts',
+      'test/web/**/*.test.ts',
+      'test/mcp/**/*.test.ts',
+      'test/platform/**/*.test.ts',
+      'test/e2e/**/*.test.ts',
+    ],
+  },
+});
