@@ -482,7 +482,10 @@ describe.each(STORE_KINDS)('token endpoint (%s)', (kind) => {
     it('refreshes while the refresh token is younger than its lifetime', async () => {
       const { flow, tokens } = await obtainTokens(shortLived);
       shortLived.advance(3_599_000);
-      await refreshTokens(shortLived, flow, tokens.refresh_token!);
+      const res = await refreshRequest(shortLived, flow, tokens.refresh_token!);
+      expect(res.status, res.text).toBe(200);
+      expect(res.json).toMatchObject({ token_type: 'Bearer', scope: tokens.scope, refresh_token: expect.stringMatching(/^lyc_rt_/) });
+      expect(res.json.refresh_token).not.toBe(tokens.refresh_token);
     });
 
     it('400 invalid_grant for a refresh token older than its lifetime (3601 s of 3600 s)', async () => {
