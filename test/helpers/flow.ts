@@ -103,6 +103,8 @@ export interface FlowOptions extends ClientOptions {
   resource?: string;
   /** Port of the loopback redirect URI; random when absent. */
   port?: number;
+  /** The PKCE code_verifier (its S256 challenge is sent); random when absent. */
+  verifier?: string;
 }
 
 export const DEFAULT_SCOPE = 'courses:read students:read';
@@ -110,7 +112,7 @@ export const DEFAULT_SCOPE = 'courses:read students:read';
 /** Registers a client (unless given one), signs in and approves: the code the client's listener receives. */
 export async function authorizeFlow(server: FlowServer, opts: FlowOptions = {}): Promise<CodeFlow> {
   const client = opts.client ?? (await registerClient(server.issuer, opts));
-  const { verifier, challenge } = pkcePair();
+  const { verifier, challenge } = pkcePair(opts.verifier);
   const redirectUri = `http://127.0.0.1:${opts.port ?? randomInt(20_000, 60_000)}/callback`;
   const state = randomBytes(8).toString('hex');
   const url = authorizeUrl(server.issuer, {

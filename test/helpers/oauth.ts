@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
+/** A PKCE verifier (random unless given) and its S256 challenge. */
+export function pkcePair(verifier = randomBytes(32).toString('base64url')): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 

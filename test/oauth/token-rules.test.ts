@@ -79,6 +79,28 @@ describe.each(STORE_KINDS)('token endpoint rules stated by hand (%s)', (kind) =>
       expect((await exchangeCode(server, flow)).status).toBe(200);
     });
 
+    // RFC 7636 §4.1: code-verifier = 43*128unreserved, unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~".
+    const MALFORMED: { why: string; verifier: (good: string) => string }[] = [
+      { why: '129 characters, one over the 128 allowed', verifier: () => 'a'.repeat(129) },
+      { why: 'a character outside the unreserved set at its end', verifier: (g) => `${g}!` },
+      { why: 'a character outside the unreserved set at its start', verifier: (g) => `+${g}` },
+      { why: 'a space inside', verifier: (g) => `${g.slice(0, 20)} ${g.slice(20)}` },
+    ];
+    for (const { why, verifier } of MALFORMED) {
+      it(`refuses a code_verifier with ${why} as invalid_request (RFC 7636 §4.1)`, async () => {
+        const flow = await authorizeFlow(server);
+        const res = await exchangeCode(server, flow, { code_verifier: verifier(flow.verifier) });
+        expectBody(res, 400, { error: 'invalid_request', error_description: 'code_verifier must be 43 to 128 unreserved characters' });
+      });
+    }
+
+    it('accepts a verifier of 128 unreserved characters, every kind of them', async () => {
+      const verifier = `${'Az09-._~'.repeat(16)}`;
+      expect(verifier).toHaveLength(128);
+      const flow = await authorizeFlow(server, { verifier });
+      expect((await exchangeCode(server, flow)).status).toBe(200);
+    });
+
     it('burns the code on a wrong verifier: the right verifier afterwards is invalid_grant', async () => {
       const flow = await authorizeFlow(server);
       expect((await exchangeCode(server, flow, { code_verifier: s256(flow.verifier) })).status).toBe(400);
