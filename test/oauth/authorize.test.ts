@@ -185,6 +185,8 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
       { why: 'code_challenge_method=plain is refused (S256 only)', over: () => ({ code_challenge_method: 'plain' }), error: 'invalid_request' },
       { why: 'code_challenge_method is missing (S256 must be stated)', over: () => ({ code_challenge_method: undefined }), error: 'invalid_request' },
       { why: 'code_challenge is too short to be an S256 value', over: () => ({ code_challenge: 'abc' }), error: 'invalid_request' },
+      { why: 'code_challenge has 44 characters, one more than an S256 value', over: () => ({ code_challenge: 'A'.repeat(44) }), error: 'invalid_request' },
+      { why: 'code_challenge starts with a character outside base64url', over: () => ({ code_challenge: `.${'A'.repeat(42)}` }), error: 'invalid_request' },
       {
         why: 'code_challenge uses base64 (not base64url) characters',
         over: () => ({ code_challenge: `${'A'.repeat(41)}+/` }),
