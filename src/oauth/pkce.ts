@@ -13,8 +13,10 @@ export const isWellFormedS256Challenge = (c: string): boolean => S256_CHALLENGE.
  * Does NOT check the verifier's form; call isWellFormedVerifier first.
  */
 export function verifyS256(verifier: string, challenge: string): boolean {
+  const hash = createHash('sha256');
   // Stryker disable next-line StringLiteral: the verifier is unreserved ASCII (isWellFormedVerifier), the same bytes in any encoding.
-  const computed = Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
+  hash.update(verifier, 'ascii');
+  const computed = Buffer.from(hash.digest('base64url'));
   const expected = Buffer.from(challenge);
   // Stryker disable next-line ConditionalExpression: both are 43 characters (the hash always, the challenge checked at authorize); the length check only keeps timingSafeEqual from throwing.
   return computed.length === expected.length && timingSafeEqual(computed, expected);
