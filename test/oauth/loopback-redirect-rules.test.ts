@@ -6,7 +6,7 @@
  * §3.1.2: "The endpoint URI MUST NOT include a fragment component."
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register } from '../helpers/oauth.ts';
+import { pkcePair, register } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
@@ -78,5 +78,39 @@ describe.each(STORE_KINDS)('loopback redirect URI rules at registration (%s)', (
     const res = await register(server.issuer, { client_name: 'mixed', redirect_uris: ['http://127.0.0.1:0/cb', 'http://localhost/ok'] });
     expect(res.status).toBe(201);
     expect(res.json.redirect_uris).toEqual(['http://localhost/ok']);
+  });
+
+  describe('at the authorization step, a URI registered without a path stands for the root path "/"', () => {
+    const ask = async (clientId: string, redirectUri: string) => {
+      const q = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'courses:read',
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+        state: 'st',
+      });
+      const res = await fetch(`${server.issuer}/oauth/authorize?${q}`, { redirect: 'manual' });
+      return { status: res.status, html: await res.text() };
+    };
+    let clientId: string;
+    beforeAll(async () => {
+      const res = await register(server.issuer, { client_name: 'no path', redirect_uris: ['http://127.0.0.1:9000'] });
+      expect(res.status).toBe(201);
+      clientId = res.json.client_id as string;
+    });
+
+    it('accepts "/" on another port, and shows the sign-in page', async () => {
+      const { status, html } = await ask(clientId, 'http://127.0.0.1:9001/');
+      expect(status, html.slice(0, 400)).toBe(200);
+      expect(html).toContain('action="/oauth/sign-in"');
+    });
+
+    it('refuses another path with a 400 page that names the mismatch', async () => {
+      const { status, html } = await ask(clientId, 'http://127.0.0.1:9001/cb');
+      expect(status).toBe(400);
+      expect(html).toContain('redirect_uri does not match any URI registered for this client.');
+    });
   });
 });
