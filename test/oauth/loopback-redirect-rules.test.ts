@@ -31,6 +31,7 @@ const REFUSED: { rule: string; uri: unknown; reason: string }[] = [
   { rule: 'two ports', uri: 'http://127.0.0.1:80:80/cb', reason: 'http://127.0.0.1:80:80/cb is not an absolute http URI' },
   { rule: 'a six-digit port', uri: 'http://127.0.0.1:123456/cb', reason: 'http://127.0.0.1:123456/cb is not an absolute http URI' },
   { rule: 'no host', uri: 'http:///cb', reason: 'http:///cb is not an absolute http URI' },
+  { rule: 'a malformed authority before a loopback URI in the path', uri: 'http://a:1:2/http://127.0.0.1/cb', reason: 'http://a:1:2/http://127.0.0.1/cb is not an absolute http URI' },
   { rule: 'port 0', uri: 'http://127.0.0.1:0/cb', reason: 'http://127.0.0.1:0/cb has an invalid port' },
   { rule: 'port 65536', uri: 'http://127.0.0.1:65536/cb', reason: 'http://127.0.0.1:65536/cb has an invalid port' },
   {
@@ -47,6 +48,7 @@ const ACCEPTED: { rule: string; uri: string }[] = [
   { rule: 'an upper-case scheme and host (both are case-insensitive)', uri: 'HTTP://LOCALHOST:8080/cb' },
   { rule: 'no path at all', uri: 'http://127.0.0.1:9000' },
   { rule: 'a query without a path', uri: 'http://[::1]?x=1' },
+  { rule: 'an @ in the query, after the host (not user information)', uri: 'http://127.0.0.1/cb?next=http://u@x' },
 ];
 
 describe.each(STORE_KINDS)('loopback redirect URI rules at registration (%s)', (kind) => {
