@@ -5,7 +5,7 @@
  * browser would, and never follows redirects.
  */
 import http from 'node:http';
-import { parseForms } from './user-agent.ts';
+import { parseForms, rememberCookies } from './user-agent.ts';
 
 export interface Answer {
   status: number;
@@ -35,14 +35,7 @@ export class FromAddress {
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
-          for (const line of res.headers['set-cookie'] ?? []) {
-            const [pair] = line.split(';');
-            const eq = pair!.indexOf('=');
-            const name = pair!.slice(0, eq).trim();
-            const value = pair!.slice(eq + 1).trim();
-            if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-            else this.cookies.set(name, value);
-          }
+          rememberCookies(this.cookies, res.headers['set-cookie'] ?? []);
           let json: Record<string, unknown> = {};
           try {
             json = text ? (JSON.parse(text) as Record<string, unknown>) : {};

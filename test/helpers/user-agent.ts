@@ -33,6 +33,30 @@ export interface Page {
   headers: Headers;
 }
 
+/** Keeps a response's Set-Cookie lines in a jar, as a browser would: a cleared or expired cookie is dropped. */
+export function rememberCookies(jar: Map<string, string>, setCookie: readonly string[]): void {
+  for (const line of setCookie) {
+    const [pair] = line.split(';');
+    const eq = pair!.indexOf('=');
+    const name = pair!.slice(0, eq).trim();
+    const value = pair!.slice(eq + 1).trim();
+    if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
+/** The step of a flow that must be a page; a redirect fails the test with where it went. */
+export function asPage(step: Page | { redirect: URL }): Page {
+  if ('redirect' in step) throw new Error(`expected a page, got a redirect to ${step.redirect.href}`);
+  return step;
+}
+
+/** The step of a flow that must be a redirect; a page fails the test with its start. */
+export function asRedirect(step: Page | { redirect: URL }): URL {
+  if (!('redirect' in step)) throw new Error(`expected a redirect, got a page (${step.status}): ${step.html.slice(0, 400)}`);
+  return step.redirect;
+}
+
 export class UserAgent {
   private cookies = new Map<string, string>();
 
@@ -43,14 +67,7 @@ export class UserAgent {
   }
 
   private remember(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    rememberCookies(this.cookies, res.headers.getSetCookie());
   }
 
   /** One request, no redirect following. */

@@ -5,7 +5,7 @@ import { sessionCookieName } from '../../src/web/session.ts';
 import { pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { parseForms, UserAgent, type FormInfo, type Page } from '../helpers/user-agent.ts';
+import { asPage, asRedirect, parseForms, UserAgent, type FormInfo } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61234/callback';
 const STATE = 'st-Zx9_~.4';
@@ -22,15 +22,7 @@ function query(params: Params): string {
   return q.toString();
 }
 
-function asPage(step: Page | { redirect: URL }): Page {
-  if ('redirect' in step) throw new Error(`expected a page, got a redirect to ${step.redirect.href}`);
-  return step;
-}
 
-function asRedirect(step: Page | { redirect: URL }): URL {
-  if (!('redirect' in step)) throw new Error(`expected a redirect, got a page (${step.status}): ${step.html.slice(0, 400)}`);
-  return step.redirect;
-}
 
 const signInForm = (html: string) => parseForms(html).find((f) => f.action === '/oauth/sign-in');
 const consentForm = (html: string) => parseForms(html).find((f) => f.action === '/oauth/authorize/decision');

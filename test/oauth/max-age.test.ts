@@ -3,14 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { parseForms, UserAgent, type Page } from '../helpers/user-agent.ts';
+import { asPage, parseForms, UserAgent } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61235/callback';
 
-function asPage(step: Page | { redirect: URL }): Page {
-  if ('redirect' in step) throw new Error(`expected a page, got a redirect to ${step.redirect.href}`);
-  return step;
-}
 const signInForm = (html: string) => parseForms(html).find((f) => f.action === '/oauth/sign-in');
 const consentForm = (html: string) => parseForms(html).find((f) => f.action === '/oauth/authorize/decision');
 

@@ -9,20 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, pkcePair, postForm, register, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { parseForms, UserAgent, type FormInfo, type Page } from '../helpers/user-agent.ts';
+import { asPage, asRedirect, parseForms, UserAgent, type FormInfo } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61236/callback';
 /** SESSION_TTL_SECONDS for this server: short, so expiry is tested at its edge. */
 const SESSION_TTL = 600;
 
-function asPage(step: Page | { redirect: URL }): Page {
-  if ('redirect' in step) throw new Error(`expected a page, got a redirect to ${step.redirect.href}`);
-  return step;
-}
-function asRedirect(step: Page | { redirect: URL }): URL {
-  if (!('redirect' in step)) throw new Error(`expected a redirect, got a page (${step.status}): ${step.html.slice(0, 400)}`);
-  return step.redirect;
-}
 const formTo = (html: string, action: string) => parseForms(html).find((f) => f.action === action);
 const signInForm = (html: string) => formTo(html, '/oauth/sign-in');
 const consentForm = (html: string) => formTo(html, '/oauth/authorize/decision');
