@@ -25,5 +25,11 @@ export default defineConfig({
       'test/platform/**/*.test.ts',
       'test/e2e/**/*.test.ts',
     ],
+    exclude: [
+      ...(base.test?.exclude ?? ['**/node_modules/**']),
+      'test/platform/demo-seed.test.ts',
+      'test/e2e/browser-*.test.ts',
+    ],
+    isolate: false,
   },
 });
