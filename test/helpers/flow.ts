@@ -26,7 +26,8 @@ export interface FlowServer extends TestServer {
   revocationEndpoint: string;
   /**
    * Stops the server's clock at its current time (every request then sees
-   * the same millisecond) until the returned function restarts it.
+   * the same millisecond, advance() moves it) until the returned function
+   * restarts it.
    */
   freezeClock(): () => void;
   /** Closes the server and drops its database. */
@@ -45,15 +46,7 @@ export async function startFlowServer(kind: StoreKind, env: Record<string, strin
     user,
     tokenEndpoint: `${server.issuer}/api/oauth/token`,
     revocationEndpoint: `${server.issuer}/api/oauth/revoke`,
-    freezeClock() {
-      // The routes read the clock through this same deps object at request time.
-      const running = server.deps.now;
-      const frozenAt = running();
-      server.deps.now = () => frozenAt;
-      return () => {
-        server.deps.now = running;
-      };
-    },
+    freezeClock: () => server.freeze(),
     async stop() {
       await server.close();
       await isolated.drop();

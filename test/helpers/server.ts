@@ -13,6 +13,12 @@ export interface TestServer extends RunningServer {
   addUser(role?: Role, email?: string): Promise<{ email: string; password: string; id: string }>;
   /** Moves the server's clock forward. */
   advance(ms: number): void;
+  /**
+   * Stops the server's clock where it stands until the returned function
+   * restarts it; advance() still moves a stopped clock, so a test can land on
+   * the exact millisecond where a window ends.
+   */
+  freeze(): () => void;
 }
 
 let userCounter = 0;
@@ -38,12 +44,21 @@ export async function startTestServer(kind: StoreKind, env: Record<string, strin
     ...env,
   });
   let offset = 0;
-  const server = await startServer(config, { now: () => Date.now() + offset });
+  let frozenAt: number | undefined;
+  const server = await startServer(config, { now: () => (frozenAt ?? Date.now()) + offset });
   return {
     ...server,
     issuer: config.issuer,
     advance(ms) {
       offset += ms;
+    },
+    freeze() {
+      frozenAt ??= Date.now();
+      return () => {
+        // Restarting keeps the time the clock showed: what was skipped stays skipped.
+        if (frozenAt !== undefined) offset -= Date.now() - frozenAt;
+        frozenAt = undefined;
+      };
     },
     async addUser(role: Role = 'owner', email?: string) {
       const password = `pw-${Math.random().toString(36).slice(2)}-secret`;
