@@ -4,7 +4,7 @@ import base from './vitest.config.ts';
 /**
  * The suite as Stryker runs it (stryker.config.json): only the tests that
  * exercise the security core. Left out: the production build and bundle
- * (test/build), the benchmark verdicts (test/bench), many-instance and
+ * (test/build), the bench's request scripts (test/bench), many-instance and
  * rate-limit scaling (test/scale), the CLI's child processes (test/cli),
  * store internals (test/store), settings and generated documents
  * (test/config, test/discovery), and log plumbing (test/http). They kill no

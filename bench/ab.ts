@@ -14,13 +14,12 @@
  * Keep each build inside the project (e.g. `cp -r dist .ab/before`), so that
  * its imports resolve to node_modules.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freshDatabase } from './data.ts';
 import { runLoad, type LoadResult } from './load.ts';
-import { addBenchUser, startLyceum, type LyceumServer } from './lyceum-server.ts';
-import { LYCEUM_SCENARIOS, prepareServer, type ServerContext } from './scenarios.ts';
+import { prepareServer, SCENARIOS, type ServerContext } from './scenarios.ts';
+import { addBenchUser, BENCH_USER, freshDatabase, startLyceum, type Server } from './servers.ts';
 
 const USAGE = `npm run bench:ab -- --a=PATH --b=PATH [--target=userinfo] [--age=discovery,...|none] [--rounds=10] [--connections=25]
   --a, --b      each build's lyceum.js (dist/lyceum.js of a build kept inside the project)
@@ -34,7 +33,7 @@ function options(argv: string[]) {
   const a = flags.get('a');
   const b = flags.get('b');
   if (!a || !b) throw new Error(USAGE);
-  const ids = LYCEUM_SCENARIOS.map((s) => s.id);
+  const ids = SCENARIOS.map((s) => s.id);
   const target = flags.get('target') ?? 'userinfo';
   const age = flags.get('age') === 'none' ? [] : (flags.get('age')?.split(',') ?? ids);
   for (const id of [target, ...age]) if (!ids.includes(id)) throw new Error(`unknown scenario ${id} (${ids.join(', ')})`);
@@ -49,13 +48,12 @@ function options(argv: string[]) {
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
 /** One scenario on every server at once, each with its own context (its clients, tokens and refresh chains). */
-async function atOnce(id: string, servers: LyceumServer[], contexts: ServerContext[], connections: number, seconds: number, warmup: number): Promise<LoadResult[]> {
-  const scenario = LYCEUM_SCENARIOS.find((s) => s.id === id)!;
+async function atOnce(id: string, servers: Server[], contexts: ServerContext[], connections: number, seconds: number, warmup: number): Promise<LoadResult[]> {
+  const scenario = SCENARIOS.find((s) => s.id === id)!;
   const prepared = await Promise.all(contexts.map((ctx) => scenario.prepare(ctx)));
   return Promise.all(
     servers.map((server, i) => {
       const p = prepared[i]!;
-      if ('skip' in p) throw new Error(`${id}: ${p.skip}`);
       return runLoad({
         origin: server.url,
         connections: scenario.connections ?? connections,
@@ -73,16 +71,12 @@ async function main(): Promise<void> {
   const opts = options(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'lyceum-ab-'));
   const db = await freshDatabase('sqlite', dir);
-  await addBenchUser(db.url);
-  const servers: LyceumServer[] = [];
+  await addBenchUser(db.url, opts.builds[0]);
+  const servers: Server[] = [];
   try {
     // One after the other: the first start migrates the database and seeds the demo school.
-    for (const [i, main] of opts.builds.entries()) {
-      const logDir = join(dir, 'ab'[i]!);
-      mkdirSync(logDir);
-      servers.push(await startLyceum(db.url, logDir, {}, main));
-    }
-    const contexts = await Promise.all(servers.map((s) => prepareServer(s.url, opts.connections * 2)));
+    for (const [i, main] of opts.builds.entries()) servers.push(await startLyceum(db.url, join(dir, `${'ab'[i]}.log`), main));
+    const contexts = await Promise.all(servers.map((s) => prepareServer(s.url, BENCH_USER, opts.connections * 2)));
     for (const id of opts.age.length ? opts.age : [opts.target]) {
       const results = await atOnce(id, servers, contexts, opts.connections, opts.age.length ? 10 : 5, 0);
       console.log(`age ${id}: ${results.map((r, i) => `${'ab'[i]} ${(r.cpuPerUnit * 1000).toFixed(0)} µs${r.errors ? ` (${r.errors} errors)` : ''}`).join(', ')}`);

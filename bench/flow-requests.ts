@@ -5,7 +5,6 @@
  * a step that fails restarts the sequence (and is counted as an error).
  */
 import type { LoadRequest } from './load.ts';
-import { BENCH_USER } from './lyceum-server.ts';
 import { authorizePath, codeExchangeBody, cookieHeader, formFields, keepCookies, pkce, REGISTRATION_BODY } from './oauth-client.ts';
 import type { Prepared } from './scenarios.ts';
 
@@ -33,7 +32,7 @@ function next(req: LoadRequest, c: FlowContext, ready: boolean, extra: Partial<L
   return { ...req, ...extra, headers: { ...req.headers, ...extra.headers, cookie: cookieHeader(c.jar ?? {}) } };
 }
 
-export function fullFlowRequests(): Prepared {
+export function fullFlowRequests(user: { email: string; password: string }): Prepared {
   let flows = 0;
   const ctx = (context: Record<string, unknown>) => context as FlowContext;
   const requests: LoadRequest[] = [
@@ -74,7 +73,7 @@ export function fullFlowRequests(): Prepared {
         const c = ctx(context);
         return next(req, c, Boolean(c.signInForm), {
           headers: { 'content-type': FORM },
-          body: new URLSearchParams({ ...c.signInForm, email: BENCH_USER.email, password: BENCH_USER.password }).toString(),
+          body: new URLSearchParams({ ...c.signInForm, email: user.email, password: user.password }).toString(),
         });
       },
       onResponse(_status, _body, context, headers) {

@@ -1,9 +1,9 @@
 /**
- * One load run with autocannon: throughput, latency percentiles (from every
- * response, sub-millisecond), unexpected statuses and the server's RSS.
+ * One load run with autocannon: throughput, latency percentiles from every
+ * response, unexpected statuses, and the server's CPU time and peak RSS.
  */
 import { createRequire } from 'node:module';
-import { cpuMs, rssMb } from './processes.ts';
+import { cpuMs, rssMb } from './servers.ts';
 
 /** The parts of autocannon's request options the scenarios use. */
 export interface LoadRequest {
@@ -20,30 +20,23 @@ export interface LoadRequest {
   verify?: (body: string) => boolean;
 }
 
-interface AutocannonResult {
-  errors: number;
-  timeouts: number;
-  duration: number;
-}
 interface Tracker {
   on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void;
-  on(event: 'done', fn: (result: AutocannonResult) => void): void;
+  on(event: 'done', fn: (result: { errors: number; timeouts: number }) => void): void;
   on(event: 'error', fn: (err: Error) => void): void;
 }
-type Autocannon = ((opts: Record<string, unknown>) => Tracker) & { track?: unknown };
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: Record<string, unknown>) => Tracker;
 
 export interface LoadOptions {
   origin: string;
   connections: number;
-  /** Seconds measured. */
+  /** Seconds measured, after `warmup` seconds run and thrown away. */
   duration: number;
-  /** Seconds run first and thrown away. */
   warmup: number;
   requests: LoadRequest[];
-  /** Server process whose RSS is sampled. */
+  /** The server process whose CPU time and RSS are read. */
   pid: number;
-  /** Completed units of work (e.g. whole flows) so far; requests when absent. */
+  /** Completed units of work (whole flows) so far; requests when absent. */
   completions?: () => number;
 }
 
@@ -53,77 +46,56 @@ export interface LoadResult {
   requests: number;
   p50: number;
   p99: number;
-  max: number;
-  /** Transport errors, timeouts and responses with an unexpected status. */
+  /** Transport errors, timeouts and responses with an unexpected status or body. */
   errors: number;
-  /** First few unexpected statuses, for the report. */
   errorSamples: string[];
   rssPeak: number;
-  rssEnd: number;
-  seconds: number;
   /** Server CPU time (user + system) per unit, in ms: steadier than throughput on a busy machine. */
   cpuPerUnit: number;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+const percentile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
 
-function once(opts: LoadOptions, duration: number, record: boolean): Promise<LoadResult> {
+function once(opts: LoadOptions, duration: number): Promise<LoadResult> {
   const latencies: number[] = [];
   let unexpected = 0;
   const errorSamples: string[] = [];
-  const requests = opts.requests.map((r) => {
-    const { expectStatus, onResponse, verify, ...rest } = r;
-    return {
-      ...rest,
-      onResponse(status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) {
-        const ok = (expectStatus === undefined ? status >= 200 && status < 300 : status === expectStatus) && (!verify || verify(body));
-        if (!ok) {
-          unexpected++;
-          if (errorSamples.length < 5) errorSamples.push(`${r.method ?? 'GET'} ${r.path ?? '(dynamic)'} → ${status} ${body.slice(0, 160)}`);
-          context.failed = true;
-        }
-        onResponse?.(status, body, context, headers);
-      },
-    };
-  });
-  const url = new URL(opts.origin);
+  const requests = opts.requests.map(({ expectStatus, onResponse, verify, ...rest }) => ({
+    ...rest,
+    onResponse(status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) {
+      const ok = (expectStatus === undefined ? status >= 200 && status < 300 : status === expectStatus) && (!verify || verify(body));
+      if (!ok) {
+        unexpected++;
+        if (errorSamples.length < 5) errorSamples.push(`${rest.method ?? 'GET'} ${rest.path ?? '(dynamic)'} → ${status} ${body.slice(0, 160)}`);
+        context.failed = true;
+      }
+      onResponse?.(status, body, context, headers);
+    },
+  }));
   const before = opts.completions?.() ?? 0;
   let rssPeak = 0;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(opts.pid))), 200);
   const started = performance.now();
   const cpuBefore = cpuMs(opts.pid);
   return new Promise((resolve, reject) => {
-    const tracker = autocannon({
-      url: url.origin,
-      connections: opts.connections,
-      duration,
-      requests,
-      timeout: 30,
-    });
-    if (record) tracker.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+    // sampleInt: autocannon stops at its first sample after `duration`, 1 s apart by default.
+    const tracker = autocannon({ url: new URL(opts.origin).origin, connections: opts.connections, duration, requests, timeout: 30, sampleInt: 100 });
+    tracker.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
     tracker.on('error', reject);
     tracker.on('done', (result) => {
       clearInterval(sampler);
       const seconds = (performance.now() - started) / 1000;
       const sorted = Float64Array.from(latencies).sort();
-      const rssEnd = rssMb(opts.pid);
       const units = opts.completions ? opts.completions() - before : latencies.length;
-      const cpu = cpuMs(opts.pid) - cpuBefore;
       resolve({
         rate: units / seconds,
         requests: latencies.length,
         p50: percentile(sorted, 50),
         p99: percentile(sorted, 99),
-        max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
         errors: result.errors + result.timeouts + unexpected,
         errorSamples,
-        rssPeak: Math.max(rssPeak, rssEnd),
-        rssEnd,
-        seconds,
-        cpuPerUnit: units > 0 ? cpu / units : Number.NaN,
+        rssPeak: Math.max(rssPeak, rssMb(opts.pid)),
+        cpuPerUnit: units > 0 ? (cpuMs(opts.pid) - cpuBefore) / units : Number.NaN,
       });
     });
   });
@@ -131,6 +103,6 @@ function once(opts: LoadOptions, duration: number, record: boolean): Promise<Loa
 
 /** Warm-up (discarded), then the measured run. */
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
-  if (opts.warmup > 0) await once(opts, opts.warmup, false);
-  return once(opts, opts.duration, true);
+  if (opts.warmup > 0) await once(opts, opts.warmup);
+  return once(opts, opts.duration);
 }

@@ -148,7 +148,3 @@ export async function obtainTokenSets(browser: Browser, clientId: string, count:
   return sets;
 }
 
-/** One refresh grant, expecting success. */
-export function refresh(origin: string, clientId: string, refreshToken: string): Promise<TokenSet> {
-  return tokenRequest(origin, refreshBody(clientId, refreshToken));
-}

@@ -1,126 +1,164 @@
 /**
- * `npm run bench [-- --smoke]`: the bare-Fastify limit, argon2id alone, then
- * every scenario against Lyceum on each store (and, on SQLite, the floor of
- * each budgeted endpoint); prints the tables and the budgets and writes
- * BENCHMARKS.md. Exits non-zero when a scenario failed
- * to run or answered with errors (budgets never change the exit code).
+ * `npm run bench [-- options]`: every scenario against the production build
+ * (dist/lyceum.js) on a fresh store, SQLite and (when a PostgreSQL URL is
+ * set) PostgreSQL, beside a bare Fastify route measured in the same run.
+ * Prints one line per scenario as it goes, then the machine and a Markdown
+ * table for BENCHMARKS.md. Exits non-zero when a scenario failed or
+ * answered with errors.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { argon2Rate, type Argon2Rate } from './argon2-rate.ts';
-import { startBare, startStack } from './bare.ts';
-import { judge, type StoreRun } from './budgets.ts';
-import type { LoadResult } from './load.ts';
-import { assertBuilt } from './lyceum-server.ts';
-import { measure, problems } from './measure.ts';
-import { parseOptions } from './options.ts';
-import { buildReferenceServers } from './reference-build.ts';
-import { budgetTable, describeMachine, mainTable, writeReport, type Report } from './report.ts';
-import { FLOOR_SCENARIOS } from './floor-scenarios.ts';
-import { BARE_SCENARIOS, LYCEUM_SCENARIOS, STACK_SCENARIOS } from './scenarios.ts';
-import { benchStore } from './store-run.ts';
+import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { SCENARIOS, prepareServer } from './scenarios.ts';
+import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, startBare, startLyceum, type StoreKind } from './servers.ts';
 
-const ARGON2_CONCURRENCY = [1, 2, 4];
+const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--only=ID,...] [--connections=N] [--duration=S] [--warmup=S]
+  --smoke   1.5 s per scenario at 4 connections: checks that every scenario runs without errors (CI)
+  --only    just these scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}
+  PostgreSQL runs when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh database is created and dropped).`;
 
-async function argon2Rates(seconds: number): Promise<Argon2Rate[]> {
-  const rates = [];
-  for (const concurrency of ARGON2_CONCURRENCY) rates.push(await argon2Rate(seconds, concurrency));
-  console.log(`argon2id verify alone: ${rates.map((r) => `${r.perSecond.toFixed(1)}/s (${r.concurrency} in flight)`).join(', ')}`);
-  return rates;
+interface Options {
+  smoke: boolean;
+  stores: StoreKind[];
+  only: string[] | undefined;
+  connections: number;
+  duration: number;
+  warmup: number;
 }
 
-/** Alternating rounds by scenario id, as one list of results per leg ("<id> <leg>"). */
-function byLeg<R, L extends keyof R>(rounds: Map<string, R[]> | undefined, legs: readonly L[]): [string, LoadResult[]][] {
-  return [...(rounds ?? [])].flatMap(([id, list]) => legs.map((leg): [string, LoadResult[]] => [`${id} ${String(leg)}`, list.map((r) => r[leg] as LoadResult)]));
+function parseOptions(argv: string[]): Options {
+  const flags = new Map<string, string>();
+  for (const arg of argv) {
+    const m = /^--(smoke|stores|only|connections|duration|warmup)(?:=(.+))?$/.exec(arg);
+    if (!m) throw new Error(`unknown argument ${arg}\n${USAGE}`);
+    flags.set(m[1]!, m[2] ?? 'true');
+  }
+  const smoke = flags.has('smoke');
+  const num = (name: string, fallback: number) => {
+    const n = Number(flags.get(name) ?? fallback);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number, 0 or more`);
+    return n;
+  };
+  const available: StoreKind[] = postgresBaseUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
+  const stores = (flags.get('stores')?.split(',') ?? available) as StoreKind[];
+  for (const s of stores) if (!available.includes(s)) throw new Error(`store ${s} is not available (PostgreSQL needs BENCH_DATABASE_URL or TEST_DATABASE_URL)`);
+  const only = flags.get('only')?.split(',');
+  for (const id of only ?? []) if (!SCENARIOS.some((s) => s.id === id)) throw new Error(`unknown scenario ${id}\n${USAGE}`);
+  return { smoke, stores, only, connections: num('connections', smoke ? 4 : 50), duration: num('duration', smoke ? 1.5 : 10), warmup: num('warmup', smoke ? 0 : 2) };
+}
+
+/** Form body of the bare POST route, the size of Lyceum's form requests. */
+const BARE_FORM = 'grant_type=refresh_token&refresh_token=rt_0123456789abcdefghijklmnopqrstuvwxyz012345&client_id=cl_0123456789abcdef';
+const BARE: Record<'get' | 'post', { label: string; request: LoadRequest }> = {
+  get: { label: 'Bare Fastify GET /', request: { path: '/' } },
+  post: { label: 'Bare Fastify form POST', request: { method: 'POST', path: '/form', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: BARE_FORM } },
+};
+
+interface Row {
+  label: string;
+  store: string;
+  result: LoadResult;
+  bare?: LoadResult;
+}
+
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(x < 100 ? 1 : 0) : '–');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+
+function line(what: string, r: LoadResult): string {
+  const errors = r.errors ? `  ERRORS ${r.errors}: ${r.errorSamples.join(' | ')}` : '';
+  return `  ${what}: ${f1(r.rate)}/s, p50 ${f2(r.p50)} ms, p99 ${f2(r.p99)} ms, CPU ${(r.cpuPerUnit * 1000).toFixed(0)} µs each, RSS ${r.rssPeak.toFixed(0)} MB${errors}`;
+}
+
+function table(rows: Row[]): string {
+  const cells = (r: Row) => {
+    const x = r.result;
+    const share = r.bare ? `${((100 * x.rate) / r.bare.rate).toFixed(0)} %` : '';
+    return [r.label, r.store, f1(x.rate), f2(x.p50), f2(x.p99), (x.cpuPerUnit * 1000).toFixed(0), x.rssPeak.toFixed(0), share];
+  };
+  const header = ['Scenario', 'Store', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MB', 'of bare req/s'];
+  return [header, header.map(() => '---'), ...rows.map(cells)].map((c) => `| ${c.join(' | ')} |`).join('\n');
+}
+
+function machine(opts: Options): string {
+  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+  const commit = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : ''}`;
+  const cpu = cpus();
+  return [
+    `${new Date().toISOString().slice(0, 10)}, commit ${commit}, Node ${process.version}`,
+    `${cpu.length} cores, ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `autocannon in the bench process, ${opts.connections} connections (the 1-connection flow: 1), ${opts.warmup} s warm-up then ${opts.duration} s per scenario`,
+  ].join('\n');
 }
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2));
   assertBuilt();
-  await buildReferenceServers();
-  const machine = describeMachine();
-  console.log(`lyceum bench${opts.smoke ? ' (smoke)' : ''}: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, load ${machine.loadBefore}`);
+  const scenarios = SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   const dir = mkdtempSync(join(tmpdir(), 'lyceum-bench-'));
-
-  const bare = new Map<string, LoadResult>();
-  for (const [start, scenarios] of [[startBare, BARE_SCENARIOS], [startStack, STACK_SCENARIOS]] as const) {
-    const server = await start(dir);
-    try {
-      for (const s of scenarios) {
-        if (opts.only && !opts.only.includes(s.id)) continue;
-        const r = await measure(s, opts, server, undefined, 'bare');
-        if ('rate' in r) bare.set(s.id, r);
-      }
-    } finally {
-      await server.stop();
-    }
-  }
-  const rates = opts.only && !opts.only.some((id) => /(^|-)flow-/.test(id)) ? [{ concurrency: 1, perSecond: 0 }] : await argon2Rates(opts.smoke ? 1 : 5);
-  const best = rates.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
-
-  const stores: Report['stores'] = [];
-  for (const kind of opts.stores) stores.push({ kind, run: await benchStore(kind, opts, dir, best.concurrency) });
-
-  const sqlite: StoreRun = stores.find((s) => s.kind === 'sqlite')?.run ?? { results: new Map() };
-  const judged = judge({ bare, argon2: { sequential: rates.find((r) => r.concurrency === 1)!.perSecond, best: best.perSecond, bestConcurrency: best.concurrency }, sqlite, pacedRate: opts.paced.rate, connections: opts.connections });
-  // --only: the budgets whose figures were measured (and their floors), for working on one path.
-  const verdicts = opts.smoke ? [] : opts.only ? judged.filter((v) => v.met !== undefined) : judged;
-
+  console.log(`lyceum bench${opts.smoke ? ' (smoke)' : ''}\n${machine(opts)}\nlogs in ${dir}`);
+  const run = (origin: string, pid: number, requests: LoadRequest[], connections = opts.connections, completions?: () => number) =>
+    runLoad({ origin, pid, requests, connections, duration: opts.duration, warmup: opts.warmup, ...(completions ? { completions } : {}) });
+  const rows: Row[] = [];
   const failures: string[] = [];
-  const selected = <T extends { id: string }>(list: readonly T[]) => list.filter((s) => !opts.only || opts.only.includes(s.id));
-  for (const s of selected([...BARE_SCENARIOS, ...STACK_SCENARIOS])) failures.push(...problems(`bare ${s.id}`, bare.get(s.id), () => false));
-  for (const { kind, run } of stores) {
-    // The MCP scenario may be skipped until /mcp is served; nothing else may.
-    for (const s of selected(LYCEUM_SCENARIOS)) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), (why) => s.id === 'mcp' && why.startsWith('not served yet')));
-    if (kind === 'sqlite') for (const s of selected(FLOOR_SCENARIOS)) failures.push(...problems(`${kind} ${s.id}`, run.results.get(s.id), () => false));
-    if (run.scale) {
-      failures.push(...problems(`${kind} scale-small`, run.scale.small, () => false), ...problems(`${kind} scale-large`, run.scale.large, () => false));
-    }
-    // Every round: the ratio budgets', the flows', the paced reads' (Lyceum's and the floor's) and the purge's.
-    const rounds: [string, LoadResult[] | undefined][] = [
-      ...byLeg(run.rounds, ['bare', 'lyceum', 'floor']),
-      ...byLeg(run.saturatedRounds, ['lyceum', 'floor']),
-      ...byLeg(run.flowRounds, ['lyceum', 'floor']),
-      ...[...(run.paced ?? [])].map(([id, rounds]) => [`paced ${id}`, rounds] as [string, LoadResult[]]),
-      ...[...(run.floorPaced ?? [])].map(([id, rounds]) => [`floor paced ${id}`, rounds] as [string, LoadResult[]]),
-      ['purge baseline', run.purge?.baseline],
-      ['purge', run.purge?.during],
-      ['purge control', run.purge?.control],
-      ['purge after', run.purge?.after],
-    ];
-    for (const [what, runs] of rounds) for (const [i, r] of (runs ?? []).entries()) failures.push(...problems(`${kind} ${what} round ${i + 1}`, r, () => false));
-  }
-  const notes = [...stores.flatMap((s) => s.run.notes ?? []), ...failures];
-
-  const report: Report = {
-    machine,
-    smoke: opts.smoke,
-    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, paced: opts.paced, rounds: opts.rounds, scaleRounds: opts.scaleRounds },
-    bareScenarios: [...BARE_SCENARIOS, ...STACK_SCENARIOS],
-    bare,
-    floorScenarios: FLOOR_SCENARIOS,
-    argon2: { rates },
-    scenarios: LYCEUM_SCENARIOS,
-    stores,
-    verdicts,
-    notes,
+  const check = (what: string, r: LoadResult) => {
+    console.log(line(what, r));
+    if (r.requests === 0) failures.push(`${what}: no response at all`);
+    if (r.errors > 0) failures.push(`${what}: ${r.errors} errors (${r.errorSamples.join(' | ')})`);
   };
-  console.log(`\n${mainTable(report)}\n`);
-  if (verdicts.length) console.log(`${budgetTable(verdicts)}\n`);
-  for (const v of verdicts) if (v.needs) console.log(`what ${v.label} needs: ${v.needs}\n`);
-  for (const n of notes) console.log(`note: ${n}`);
-  if (opts.out) {
-    writeReport(opts.out, report);
-    console.log(`wrote ${opts.out}`);
+
+  const bare: Partial<Record<'get' | 'post', LoadResult>> = {};
+  const bareServer = await startBare(join(dir, 'bare.log'));
+  const starts = [`bare Fastify ${bareServer.startupMs.toFixed(0)} ms`];
+  try {
+    for (const kind of ['get', 'post'] as const) {
+      if (!scenarios.some((s) => s.bare === kind)) continue;
+      const r = (bare[kind] = await run(bareServer.url, bareServer.pid, [BARE[kind].request]));
+      check(BARE[kind].label, r);
+      rows.push({ label: BARE[kind].label, store: '–', result: r });
+    }
+  } finally {
+    await bareServer.stop();
   }
+
+  for (const store of opts.stores) {
+    const db = await freshDatabase(store, dir);
+    try {
+      await addBenchUser(db.url);
+      const server = await startLyceum(db.url, join(dir, `${store}.log`));
+      try {
+        console.log(`${store}: ${server.url} (pid ${server.pid})`);
+        const ctx = await prepareServer(server.url, BENCH_USER, opts.connections * 2);
+        for (const s of scenarios) {
+          try {
+            const prepared = await s.prepare(ctx);
+            const r = await run(server.url, server.pid, prepared.requests, s.connections, prepared.completions);
+            check(`${store} ${s.id}`, r);
+            rows.push({ label: s.label, store, result: r, ...(s.bare ? { bare: bare[s.bare] } : {}) });
+          } catch (err) {
+            failures.push(`${store} ${s.id}: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+      // The first answer after a start on the database the run has just filled (no migration left to run).
+      const again = await startLyceum(db.url, join(dir, `${store}.log`));
+      starts.push(`${store} ${again.startupMs.toFixed(0)} ms`);
+      await again.stop();
+    } finally {
+      await db.drop();
+    }
+  }
+
+  console.log(`\n${machine(opts)}\nFirst answer after start: ${starts.join(', ')}\n\n${table(rows)}\n`);
   if (failures.length) {
-    console.error(`\nbench: ${failures.length} scenario(s) failed (logs kept in ${dir}):\n${failures.map((f) => `  ${f}`).join('\n')}`);
+    console.error(`bench: ${failures.length} scenario(s) failed (logs kept in ${dir}):\n${failures.map((f) => `  ${f}`).join('\n')}`);
     return 1;
   }
-  // BENCH_KEEP_LOGS=1 keeps the servers' logs (per-request lines with their response times).
-  if (process.env.BENCH_KEEP_LOGS) console.log(`logs kept in ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
+  // BENCH_KEEP_LOGS=1 keeps the servers' logs.
+  if (!process.env.BENCH_KEEP_LOGS) rmSync(dir, { recursive: true, force: true });
   console.log(opts.smoke ? 'bench smoke: every scenario ran without errors' : 'bench: done');
   return 0;
 }

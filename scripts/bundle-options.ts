@@ -1,6 +1,6 @@
 /**
  * How Lyceum's code is bundled for running (scripts/bundle.ts for the server,
- * bench/reference-build.ts for the bench's reference servers): one set of
+ * bench/servers.ts for the bench's bare Fastify reference): one set of
  * esbuild options, so what the bench compares Lyceum with is built the same way.
  */
 import type { BuildOptions } from 'esbuild';

@@ -3,7 +3,7 @@ import { startServer, type RunningServer } from '../../src/server.ts';
 import { createUser } from '../../src/cli/users.ts';
 import type { Role } from '../../src/oauth/roles.ts';
 import { freshDatabaseUrl, type StoreKind } from './stores.ts';
-import { freePort } from '../../bench/free-port.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 export { freePort };
 

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now (the bench's servers and the tests' use it). */
+/** A TCP port on 127.0.0.1 that nothing listens on right now (the tests' servers and the bench's use it). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
