@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config/index.ts';
-import { SETTINGS } from '../config/defaults.ts';
+import { settingsHelp } from '../config/configuration-doc.ts';
 import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';
 import { UsageError } from './args.ts';
@@ -18,7 +18,7 @@ Commands:
   help                          this text
 
 Settings (environment variables):
-${SETTINGS.map((s) => `  ${s.env.padEnd(27)} ${s.description} Default: ${s.default}`).join('\n')}
+${settingsHelp()}
 `;
 
 async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>, config = loadConfig()): Promise<T> {

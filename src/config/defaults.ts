@@ -1,143 +1,71 @@
 /**
- * Every setting Lyceum reads from the environment, with its default and what
- * it means. This table is the single source: the config loader, `lyceum help`
- * and docs/configuration.md are all built from it.
+ * Every setting Lyceum reads from the environment, each declared once:
+ * its name, its default, how its value is parsed (which states the values it
+ * accepts) and what it means. loadConfig (index.ts), `lyceum help` and
+ * docs/configuration.md (configuration-doc.ts) are all derived from this table.
+ *
+ * A row: { name, default, parse, description }. `default` is the value used
+ * when the variable is unset or empty, written as it would be set (it goes
+ * through parse like a set value), or unset('...') when there is none: then
+ * loadConfig gets undefined and the text says what that means. A new setting
+ * is one row here plus where loadConfig puts its value in the Config.
  */
-export interface SettingDoc {
-  env: string;
-  default: string;
-  description: string;
+import { bool, database, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
+
+/** The default of a setting that has no value when unset; `meaning` is shown as its default. */
+export interface Unset {
+  readonly unset: string;
+}
+export const unset = (meaning: string): Unset => ({ unset: meaning });
+
+export interface Setting<T = unknown> {
+  readonly name: string;
+  readonly default: string | Unset;
+  readonly parse: Parse<T>;
+  readonly description: string;
 }
 
-export const SETTINGS: readonly SettingDoc[] = [
-  { env: 'PORT', default: '3000', description: 'TCP port to listen on (0 picks a free port).' },
-  { env: 'HOST', default: '127.0.0.1', description: 'Interface to bind. Use 0.0.0.0 behind a load balancer.' },
-  {
-    env: 'PUBLIC_URL',
-    default: 'http://127.0.0.1:{PORT}',
-    description:
-      'The issuer: the exact origin clients use (scheme, host, port; no path, no trailing slash). https is required unless the host is a loopback address.',
-  },
-  {
-    env: 'DATABASE_URL',
-    default: './data/lyceum.sqlite',
-    description: 'A SQLite file path (embedded, default) or a postgres:// URL shared by every instance.',
-  },
-  { env: 'CODE_TTL_SECONDS', default: '60', description: 'Lifetime of an authorization code (10-600).' },
-  { env: 'ACCESS_TOKEN_TTL_SECONDS', default: '3600', description: 'Lifetime of an access token (60-86400).' },
-  {
-    env: 'REFRESH_TOKEN_TTL_SECONDS',
-    default: '2592000',
-    description: 'Lifetime of a refresh token family from its last rotation (3600-31536000, 30 days by default).',
-  },
-  {
-    env: 'REFRESH_GRACE_SECONDS',
-    default: '10',
-    description:
-      'Window in which a replayed refresh token returns the same successor instead of ending its family (0-60).',
-  },
-  { env: 'SESSION_TTL_SECONDS', default: '43200', description: 'Lifetime of a browser sign-in session (300-2592000).' },
-  {
-    env: 'TRUST_PROXY',
-    default: 'false',
-    description: 'Trust X-Forwarded-* headers: false, true, a hop count, or a comma-separated list of proxy addresses.',
-  },
-  {
-    env: 'LOG_LEVEL',
-    default: 'info',
-    description: 'fatal, error, warn, info, debug, trace or silent. Tokens, codes, secrets and passwords are never logged.',
-  },
-  {
-    env: 'ACCESS_LOG',
-    default: 'false',
-    description:
-      'true: one line per request at info (method, URL with credential parameters redacted, client address, status, time). Off by default: a load balancer in front keeps its own, and client addresses are personal data. Events (failed sign-ins, registrations, revocations, errors) are logged either way.',
-  },
-  {
-    env: 'LOOPBACK_HOSTS',
-    default: '127.0.0.1,[::1],localhost',
-    description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.',
-  },
-  {
-    env: 'KEYS_SECRET',
-    default: '(SQLite: generated into keys.secret beside the database file; PostgreSQL: required)',
-    description:
-      'At least 32 characters. Seals the private ID-token signing keys in the store (JWE, A256GCM) and keys the sign-in and consent forms’ CSRF tokens (a key derived with HKDF). Every instance on one database needs the same value.',
-  },
-  { env: 'ID_TOKEN_TTL_SECONDS', default: '3600', description: 'Lifetime of an ID token (60-86400); retired signing keys stay published this long.' },
-  { env: 'REGISTRATION_BODY_LIMIT', default: '16384', description: 'Largest registration request body in bytes.' },
-  {
-    env: 'RATE_LIMIT_REGISTER_PER_MINUTE',
-    default: '60',
-    description: 'Client registrations accepted per client IP address per minute (0-100000, 0 disables the limit); more get 429 too_many_requests.',
-  },
-  {
-    env: 'RATE_LIMIT_SIGN_IN_PER_MINUTE',
-    default: '30',
-    description: 'Sign-in form submissions accepted per client IP address per minute (0-100000, 0 disables the limit); more get a 429 page.',
-  },
-  {
-    env: 'RATE_LIMIT_MCP_PER_MINUTE',
-    default: '600',
-    description: 'MCP requests accepted per client per minute — per access token, or per IP address for anonymous callers (0-100000, 0 disables the limit); more get 429 too_many_requests.',
-  },
-  {
-    env: 'MCP_ALLOWED_ORIGINS',
-    default: '(none: only the issuer\'s own origin)',
-    description:
-      'Comma-separated origins (scheme://host:port) of browser-based MCP clients allowed to call /mcp besides the issuer\'s own, e.g. http://localhost:6274 for the MCP Inspector. A request whose Origin header is anything else gets 403 (DNS-rebinding protection); requests without Origin (CLI tools, IDE agents) are always served.',
-  },
-  {
-    env: 'SIGN_IN_FREE_FAILURES',
-    default: '5',
-    description:
-      'Wrong passwords allowed for one account (sign-in form and the current_password of PATCH /api/v1/account together, from any address) before each further check waits (1-100). The count is per account, in the database, shared by every instance.',
-  },
-  {
-    env: 'SIGN_IN_FIRST_DELAY_SECONDS',
-    default: '1',
-    description:
-      'The wait after the last free failure (1-3600); it doubles with each further failure. Meanwhile every password check of the account, even a correct one, gets 429 with Retry-After; afterwards the account works as before.',
-  },
-  { env: 'SIGN_IN_MAX_DELAY_SECONDS', default: '900', description: 'The longest wait between password checks of one account (1-86400); it caps the first delay too.' },
-  {
-    env: 'SIGN_IN_FORGET_FAILURES_SECONDS',
-    default: '3600',
-    description:
-      'How long after its last wait ends an account’s failure count is forgotten (1-604800); a correct password forgets it at once.',
-  },
-  {
-    env: 'MAX_REGISTERED_CLIENTS',
-    default: '10000',
-    description:
-      'Registered clients at most (1-10000000). Past it, registration answers 429 too_many_requests with Retry-After until the purge removes unused clients or an operator deletes some (`lyceum clients delete`).',
-  },
-  {
-    env: 'UNUSED_CLIENT_TTL_SECONDS',
-    default: '86400',
-    description:
-      'A client that never obtained a token is deleted by the background purge this long after its registration (60-31536000, a day by default). Clients that obtained a token are kept.',
-  },
-  {
-    env: 'RATE_LIMIT_UPLOAD_PER_MINUTE',
-    default: '30',
-    description: 'File uploads (POST /api/v1/storage) accepted per access token per minute (0-100000, 0 disables the limit); more get 429 too_many_requests with Retry-After.',
-  },
-  {
-    env: 'STORAGE_QUOTA_BYTES',
-    default: '1073741824',
-    description: 'Total bytes of stored files the school may keep (1024 to 1125899906842624, 1 GiB by default). An upload that would pass it gets 413 invalid_request; deleting files frees room.',
-  },
-  {
-    env: 'REDIS_URL',
-    default: '(none: each instance counts rate limits in its own memory)',
-    description:
-      'redis:// or rediss:// URL. When set, rate-limit counters are kept in Redis and shared by every instance; set it when several instances serve one site.',
-  },
-  { env: 'REDIS_KEY_PREFIX', default: 'lyceum:', description: 'Prefix of the rate-limit keys Lyceum writes to Redis.' },
-  {
-    env: 'PURGE_INTERVAL_SECONDS',
-    default: '600',
-    description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, and forgotten password-failure counts, in small batches (1-86400).',
-  },
-] as const;
+/** The default as docs and help print it. */
+export const defaultText = (s: Setting): string => (typeof s.default === 'string' ? s.default : s.default.unset);
+
+export const SETTINGS = [
+  { name: 'PORT', default: '3000', parse: int({ min: 0, max: 65_535 }), description: 'TCP port to listen on (0 picks a free port).' },
+  { name: 'HOST', default: '127.0.0.1', parse: text(), description: 'Interface to bind. Use 0.0.0.0 behind a load balancer.' },
+  { name: 'PUBLIC_URL', default: unset('http://127.0.0.1:{PORT}'), parse: issuer, description: 'The issuer: the exact origin clients use.' },
+  { name: 'DATABASE_URL', default: './data/lyceum.sqlite', parse: database, description: 'A SQLite file (embedded, default) or a PostgreSQL database shared by every instance.' },
+  { name: 'CODE_TTL_SECONDS', default: '60', parse: int({ min: 10, max: 600 }), description: 'Lifetime of an authorization code.' },
+  { name: 'ACCESS_TOKEN_TTL_SECONDS', default: '3600', parse: int({ min: 60, max: 86_400 }), description: 'Lifetime of an access token.' },
+  { name: 'REFRESH_TOKEN_TTL_SECONDS', default: '2592000', parse: int({ min: 3600, max: 31_536_000 }), description: 'Lifetime of a refresh token family from its last rotation (30 days by default).' },
+  { name: 'REFRESH_GRACE_SECONDS', default: '10', parse: int({ min: 0, max: 60 }), description: 'Window in which a replayed refresh token returns the same successor instead of ending its family.' },
+  { name: 'SESSION_TTL_SECONDS', default: '43200', parse: int({ min: 300, max: 2_592_000 }), description: 'Lifetime of a browser sign-in session.' },
+  { name: 'TRUST_PROXY', default: 'false', parse: trustProxy, description: 'Trust X-Forwarded-* headers: from no proxy, from any, from so many hops, or from the listed proxy addresses.' },
+  { name: 'LOG_LEVEL', default: 'info', parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), description: 'The least severe level logged (silent: nothing). Tokens, codes, secrets and passwords are never logged.' },
+  { name: 'ACCESS_LOG', default: 'false', parse: bool(), description: 'true: one line per request at info (method, URL with credential parameters redacted, client address, status, time). Off by default: a load balancer in front keeps its own, and client addresses are personal data. Events (failed sign-ins, registrations, revocations, errors) are logged either way.' },
+  { name: 'LOOPBACK_HOSTS', default: '127.0.0.1,[::1],localhost', parse: loopbackHosts, description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.' },
+  { name: 'KEYS_SECRET', default: unset('(SQLite: generated into keys.secret beside the database file; PostgreSQL: required)'), parse: text({ minLength: 32 }), description: 'Seals the private ID-token signing keys in the store (JWE, A256GCM) and keys the sign-in and consent forms’ CSRF tokens (a key derived with HKDF). Every instance on one database needs the same value.' },
+  { name: 'ID_TOKEN_TTL_SECONDS', default: '3600', parse: int({ min: 60, max: 86_400 }), description: 'Lifetime of an ID token; retired signing keys stay published this long.' },
+  { name: 'REGISTRATION_BODY_LIMIT', default: '16384', parse: int({ min: 1024, max: 1_048_576 }), description: 'Largest registration request body in bytes.' },
+  { name: 'RATE_LIMIT_REGISTER_PER_MINUTE', default: '60', parse: int({ min: 0, max: 100_000 }), description: 'Client registrations accepted per client IP address per minute (0 disables the limit); more get 429 too_many_requests.' },
+  { name: 'RATE_LIMIT_SIGN_IN_PER_MINUTE', default: '30', parse: int({ min: 0, max: 100_000 }), description: 'Sign-in form submissions accepted per client IP address per minute (0 disables the limit); more get a 429 page.' },
+  { name: 'RATE_LIMIT_MCP_PER_MINUTE', default: '600', parse: int({ min: 0, max: 100_000 }), description: 'MCP requests accepted per client per minute — per access token, or per IP address for anonymous callers (0 disables the limit); more get 429 too_many_requests.' },
+  { name: 'MCP_ALLOWED_ORIGINS', default: unset('(none: only the issuer\'s own origin)'), parse: origins, description: 'Origins of browser-based MCP clients allowed to call /mcp besides the issuer\'s own, e.g. http://localhost:6274 for the MCP Inspector. A request whose Origin header is anything else gets 403 (DNS-rebinding protection); requests without Origin (CLI tools, IDE agents) are always served.' },
+  { name: 'SIGN_IN_FREE_FAILURES', default: '5', parse: int({ min: 1, max: 100 }), description: 'Wrong passwords allowed for one account (sign-in form and the current_password of PATCH /api/v1/account together, from any address) before each further check waits. The count is per account, in the database, shared by every instance.' },
+  { name: 'SIGN_IN_FIRST_DELAY_SECONDS', default: '1', parse: int({ min: 1, max: 3600 }), description: 'The wait after the last free failure; it doubles with each further failure. Meanwhile every password check of the account, even a correct one, gets 429 with Retry-After; afterwards the account works as before.' },
+  { name: 'SIGN_IN_MAX_DELAY_SECONDS', default: '900', parse: int({ min: 1, max: 86_400 }), description: 'The longest wait between password checks of one account; it caps the first delay too.' },
+  { name: 'SIGN_IN_FORGET_FAILURES_SECONDS', default: '3600', parse: int({ min: 1, max: 604_800 }), description: 'How long after its last wait ends an account’s failure count is forgotten; a correct password forgets it at once.' },
+  { name: 'MAX_REGISTERED_CLIENTS', default: '10000', parse: int({ min: 1, max: 10_000_000 }), description: 'Registered clients at most. Past it, registration answers 429 too_many_requests with Retry-After until the purge removes unused clients or an operator deletes some (`lyceum clients delete`).' },
+  { name: 'UNUSED_CLIENT_TTL_SECONDS', default: '86400', parse: int({ min: 60, max: 31_536_000 }), description: 'A client that never obtained a token is deleted by the background purge this long after its registration (a day by default). Clients that obtained a token are kept.' },
+  { name: 'RATE_LIMIT_UPLOAD_PER_MINUTE', default: '30', parse: int({ min: 0, max: 100_000 }), description: 'File uploads (POST /api/v1/storage) accepted per access token per minute (0 disables the limit); more get 429 too_many_requests with Retry-After.' },
+  { name: 'STORAGE_QUOTA_BYTES', default: '1073741824', parse: int({ min: 1024, max: 1_125_899_906_842_624 }), description: 'Total bytes of stored files the school may keep (1 GiB by default). An upload that would pass it gets 413 invalid_request; deleting files frees room.' },
+  { name: 'REDIS_URL', default: unset('(none: each instance counts rate limits in its own memory)'), parse: redisUrl, description: 'When set, rate-limit counters are kept in Redis and shared by every instance; set it when several instances serve one site.' },
+  { name: 'REDIS_KEY_PREFIX', default: 'lyceum:', parse: text({ maxLength: 100, pattern: /^[\x21-\x7e]+$/, means: 'printable ASCII without spaces' }), description: 'Prefix of the rate-limit keys Lyceum writes to Redis.' },
+  { name: 'PURGE_INTERVAL_SECONDS', default: '600', parse: int({ min: 1, max: 86_400 }), description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, and forgotten password-failure counts, in small batches.' },
+] as const satisfies readonly Setting[];
+
+/** The names of the settings. */
+export type SettingName = (typeof SETTINGS)[number]['name'];
+
+/** What loadConfig reads: each setting's parsed value, undefined for an unset one without a default. */
+export type SettingValues = {
+  [S in (typeof SETTINGS)[number] as S['name']]: S['default'] extends string ? ReturnType<S['parse']> : ReturnType<S['parse']> | undefined;
+};

@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import { SETTINGS } from '../config/defaults.ts';
+import { defaultText, SETTINGS, type SettingName } from '../config/defaults.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { ROLE_SCOPES, ROLES } from '../oauth/roles.ts';
@@ -49,7 +49,8 @@ const CLAIM_DOCS: Record<string, [scope: string, meaning: string]> = {
   email_verified: ['email', 'Always `false`: Lyceum does not verify addresses'],
 };
 
-const setting = (env: string) => SETTINGS.find((s) => s.env === env);
+/** The row of a setting; the name is checked against the table at compile time. */
+const setting = (name: SettingName) => SETTINGS.find((s) => s.name === name)!;
 
 function endpointsSection(issuer: string): string {
   const rows = (Object.keys(ENDPOINT_DOCS) as (keyof typeof ENDPOINTS)[]).map((k) => {
@@ -93,7 +94,7 @@ function loopbackSection(config: Config): string {
 }
 
 function lifetimesSection(config: Config): string {
-  const row = (what: string, seconds: number, env: string) => [what, duration(seconds), `${code(env)} (default ${setting(env)?.default ?? '?'})`];
+  const row = (what: string, seconds: number, env: SettingName) => [what, duration(seconds), `${code(env)} (default ${defaultText(setting(env))})`];
   return [
     table(
       ['What', 'Lifetime on this server', 'Setting'],

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/config/defaults.ts';
+import { defaultText, SETTINGS } from '../../src/config/defaults.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
 import { verifyPassword } from '../../src/users/passwords.ts';
 import { obtainTokens, type FlowServer } from '../helpers/flow.ts';
@@ -76,14 +76,17 @@ function expectSuccess(r: Run): void {
 }
 
 describe('lyceum help', { timeout: CLI_TIMEOUT }, () => {
-  it('lists every setting of src/config/defaults.ts with its default; no command prints the same', async () => {
+  it('lists every setting of src/config/defaults.ts with what it accepts and its default; no command prints the same', async () => {
     const [r, none] = await Promise.all([lyceum(['help']), lyceum([])]);
     expectSuccess(r);
     for (const s of SETTINGS) {
-      const line = r.stdout.split('\n').find((l) => l.trimStart().startsWith(`${s.env} `));
-      expect(line, `help has no line for ${s.env}`).toBeDefined();
-      expect(line).toContain(s.default);
+      const line = r.stdout.split('\n').find((l) => l.trimStart().startsWith(`${s.name} `));
+      expect(line, `help has no line for ${s.name}`).toBeDefined();
+      expect(line).toContain(`Accepted: ${s.parse.accepts}. Default: ${defaultText(s)}`);
     }
+    // Two ranges, as documented:
+    expect(r.stdout).toMatch(/^ {2}PORT +.*Accepted: 0 to 65535\. Default: 3000$/m);
+    expect(r.stdout).toMatch(/^ {2}SIGN_IN_MAX_DELAY_SECONDS +.*Accepted: 1 to 86400\. Default: 900$/m);
     for (const command of ['serve', 'migrate', 'users add', 'users passwd', 'users list', 'clients list']) expect(r.stdout).toContain(command);
     expectSuccess(none);
     expect(none.stdout).toBe(r.stdout);
