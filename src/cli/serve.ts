@@ -17,7 +17,7 @@ export async function serveCommand(config: Config): Promise<void> {
   await store.migrate();
   if (!(await store.users.any())) {
     const password = randomBytes(12).toString('base64url');
-    const email = process.env.OWNER_EMAIL ?? 'owner@lyceum.test';
+    const email = config.ownerEmail;
     try {
       await createUser(store, { email, password, name: 'School owner', role: 'owner' });
       // Stored as an argon2id hash; handed over once, to a terminal or an owner-only file.

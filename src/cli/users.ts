@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isRole, ROLES } from '../oauth/roles.ts';
 import type { Store } from '../store/types.ts';
+import { isEmailAddress } from '../users/email-address.ts';
 import { changePassword } from '../users/password-change.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
 import { parseFlags, UsageError } from './args.ts';
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface NewUser {
   email: string;
@@ -17,7 +16,7 @@ export interface NewUser {
 /** Validates and creates a user; shared by the CLI and first-start setup. */
 export async function createUser(store: Store, input: NewUser, now = Date.now()) {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 320) throw new UsageError(`--email: "${input.email}" is not an email address`);
+  if (!isEmailAddress(email)) throw new UsageError(`--email: "${input.email}" is not an email address`);
   if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
     throw new UsageError(`--password: must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
   }

@@ -10,7 +10,7 @@
  * loadConfig gets undefined and the text says what that means. A new setting
  * is one row here plus where loadConfig puts its value in the Config.
  */
-import { bool, database, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
+import { bool, database, emailAddress, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
 
 /** The default of a setting that has no value when unset; `meaning` is shown as its default. */
 export interface Unset {
@@ -59,6 +59,7 @@ export const SETTINGS = [
   { name: 'STORAGE_QUOTA_BYTES', default: '1073741824', parse: int({ min: 1024, max: 1_125_899_906_842_624 }), description: 'Total bytes of stored files the school may keep (1 GiB by default). An upload that would pass it gets 413 invalid_request; deleting files frees room.' },
   { name: 'REDIS_URL', default: unset('(none: each instance counts rate limits in its own memory)'), parse: redisUrl, description: 'When set, rate-limit counters are kept in Redis and shared by every instance; set it when several instances serve one site.' },
   { name: 'REDIS_KEY_PREFIX', default: 'lyceum:', parse: text({ maxLength: 100, pattern: /^[\x21-\x7e]+$/, means: 'printable ASCII without spaces' }), description: 'Prefix of the rate-limit keys Lyceum writes to Redis.' },
+  { name: 'OWNER_EMAIL', default: 'owner@lyceum.test', parse: emailAddress, description: 'Email address of the school owner that `lyceum serve` creates on a database with no users; its one-time password is printed, or written to owner-password.txt when stdout is not a terminal.' },
   { name: 'PURGE_INTERVAL_SECONDS', default: '600', parse: int({ min: 1, max: 86_400 }), description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, and forgotten password-failure counts, in small batches.' },
 ] as const satisfies readonly Setting[];
 

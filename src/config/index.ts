@@ -40,6 +40,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** Seconds between background purges of expired codes, tokens and sessions. */
   purgeInterval: number;
+  /** Email address of the owner the first start creates. */
+  ownerEmail: string;
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -93,6 +95,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
+    ownerEmail: e.OWNER_EMAIL,
     secureCookies: new URL(issuer).protocol === 'https:',
   };
 }

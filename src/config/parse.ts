@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 // Its default messages are not loaded, so every check below says its own.
 import { enum as zodEnum, maxLength, maximum, minLength, minimum, number, pipe, regex, string, transform, type ZodMiniType } from 'zod/mini';
 import { isLoopbackHost } from '../oauth/loopback.ts';
+import { isEmailAddress } from '../users/email-address.ts';
 
 /** A value a setting refuses. The message says why, without the variable's name (loadConfig puts it in front). */
 export class RefusedValue extends Error {
@@ -172,4 +173,10 @@ export const loopbackHosts = custom(`one or more of ${LOOPBACK_HOSTS.join(', ')}
   const bad = hosts.find((h) => !LOOPBACK_HOSTS.includes(h));
   if (hosts.length === 0 || bad) throw new RefusedValue(`${bad ?? '(empty)'} is not one of ${LOOPBACK_HOSTS.join(', ')}`);
   return hosts;
+});
+
+/** OWNER_EMAIL: checked as `lyceum users add` checks --email (trimmed, lower case), kept as written. */
+export const emailAddress = custom('an email address', (raw) => {
+  if (!isEmailAddress(raw.trim().toLowerCase())) throw new RefusedValue(`${JSON.stringify(raw)} is not an email address`);
+  return raw;
 });

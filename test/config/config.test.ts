@@ -106,6 +106,12 @@ const EXAMPLES: Record<string, Example> = {
   SIGN_IN_FIRST_DELAY_SECONDS: { valid: '2', read: (c) => c.passwordFailures.firstDelay, expected: 2, invalid: ['0', '3601', '1s'] },
   SIGN_IN_MAX_DELAY_SECONDS: { valid: '60', read: (c) => c.passwordFailures.maxDelay, expected: 60, invalid: ['0', '86401', 'long'] },
   SIGN_IN_FORGET_FAILURES_SECONDS: { valid: '600', read: (c) => c.passwordFailures.forgetAfter, expected: 600, invalid: ['0', '604801', 'never'] },
+  OWNER_EMAIL: {
+    valid: 'Head@School.example',
+    read: (c) => c.ownerEmail,
+    expected: 'Head@School.example',
+    invalid: ['head', 'head@school', 'head @school.example', `${'h'.repeat(320)}@school.example`],
+  },
   PURGE_INTERVAL_SECONDS: { valid: '60', read: (c) => c.purgeInterval, expected: 60, invalid: ['0', '86401', 'often'] },
 };
 
@@ -209,6 +215,7 @@ describe('the messages of the other settings', () => {
     [{ DATABASE_URL: PG }, 'KEYS_SECRET: required with a postgres DATABASE_URL (every instance must share it to use the signing keys)'],
     [{ REDIS_URL: 'cache.example:6379' }, 'REDIS_URL: must be a redis:// or rediss:// URL'],
     [{ REDIS_URL: 'cache' }, 'REDIS_URL: not an absolute URL'],
+    [{ OWNER_EMAIL: 'head' }, 'OWNER_EMAIL: "head" is not an email address'],
     [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY: must be true, false, a hop count or a list of IP addresses/CIDRs'],
     [{ LOOPBACK_HOSTS: '127.0.0.1,evil.example' }, 'LOOPBACK_HOSTS: evil.example is not one of 127.0.0.1, [::1], localhost'],
     [{ LOOPBACK_HOSTS: ',' }, 'LOOPBACK_HOSTS: (empty) is not one of 127.0.0.1, [::1], localhost'],
