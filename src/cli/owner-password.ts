@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/index.ts';
 import { createPrivateFile } from '../util/private-files.ts';
 

@@ -5,7 +5,7 @@ import { sessionCookieName } from '../../src/web/session.ts';
 import { pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { asPage, asRedirect, parseForms, UserAgent, type FormInfo } from '../helpers/user-agent.ts';
+import { asPage, parseForms, UserAgent, type FormInfo } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61234/callback';
 const STATE = 'st-Zx9_~.4';

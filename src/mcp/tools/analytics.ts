@@ -1,6 +1,6 @@
 import { AnalyticsService } from '../../platform/analytics.ts';
 import { formatMoney } from '../format.ts';
-import { defineTool, type Zod } from '../tool.ts';
+import { defineTool } from '../tool.ts';
 
 export const getAnalytics = defineTool({
   name: 'get_analytics',

@@ -2,7 +2,7 @@ import { AREAS } from '../../platform/areas.ts';
 import { CurriculumService, curriculumView } from '../../platform/curriculum.ts';
 import { viewFor } from '../../platform/records.ts';
 import { formatMoney } from '../format.ts';
-import { defineTool, type Zod } from '../tool.ts';
+import { defineTool } from '../tool.ts';
 
 export const getCourse = defineTool({
   name: 'get_course',

@@ -47,7 +47,7 @@ function openSqlite(file: string): Opened {
   } catch (err) {
     // The native driver is compiled per Node.js ABI: after switching Node versions it must be rebuilt.
     if ((err as { code?: string }).code === 'ERR_DLOPEN_FAILED') {
-      throw new Error(`better-sqlite3 was built for another Node.js version than ${process.version}; run: npm rebuild better-sqlite3`);
+      throw new Error(`better-sqlite3 was built for another Node.js version than ${process.version}; run: npm rebuild better-sqlite3`, { cause: err });
     }
     throw err;
   }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SigningKey, SigningKeyStore } from '../types.ts';
+import type { SigningKeyStore } from '../types.ts';
 import type { Database } from './schema.ts';
 
 export function kyselySigningKeyStore(db: Kysely<Database>): SigningKeyStore {
