@@ -8,7 +8,7 @@ import { SIGNING_ALGS } from '../oidc/keyring.ts';
 import { bullets, code, duration } from './markdown.ts';
 
 /**
- * The choices Lyceum's code makes where spec/access-api.md says nothing,
+ * The choices Lyceum's code makes where the access contract says nothing,
  * grouped by endpoint. Values come from the live configuration.
  */
 export function decisions(config: Config): string {

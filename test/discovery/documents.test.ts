@@ -10,7 +10,7 @@ import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { UserAgent } from '../helpers/user-agent.ts';
 
-/** The 38 scopes of spec/access-api.md, "Scopes (exact identifiers)", written out on purpose. */
+/** The 38 exact scope identifiers of the access contract, written out on purpose. */
 const CONTRACT_SCOPES = [
   'openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'students:write', 'members:read',
   'members:write', 'analytics:read', 'curriculum:read', 'curriculum:write', 'orders:read', 'school:read', 'school:write',

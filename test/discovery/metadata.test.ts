@@ -3,7 +3,7 @@ import { readJson, type JsonResponse } from '../helpers/bearer.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
-/** The 38 scopes of spec/access-api.md, "Scopes (exact identifiers)", written out here on purpose. */
+/** The 38 exact scope identifiers of the access contract, written out here on purpose. */
 const CONTRACT_SCOPES = [
   'openid',
   'profile',
