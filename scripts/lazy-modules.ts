@@ -2,25 +2,24 @@
  * Two dependencies that Lyceum's server never calls are kept out of the
  * bundle, so Node does not compile them on every start (scripts/bundle.ts):
  *
- * - `light-my-request` (77 KB), Fastify's `inject()`. Fastify requires it
+ * - `light-my-request`, Fastify's `inject()`. Fastify requires it
  *   only when inject() is first called, so it stays in node_modules and is
  *   read from there if that ever happens.
- * - `yaml` (259 KB), which @fastify/swagger requires as it loads but calls
+ * - `yaml`, which @fastify/swagger requires as it loads but calls
  *   only to answer a YAML document. Lyceum serves /openapi.json, so the
  *   bundle gets a stand-in whose first property read requires the real
  *   module from node_modules.
  *
- * Measured on a 2-core machine, two series of 10 and 12 starts each, the
- * two builds alternating: the first answer after start went from 0.399 to
- * 0.362 s and from 0.369 to 0.354 s (medians).
+ * Both are large, and the server answers its first request sooner
+ * without them.
  *
  * And one part of a dependency that nothing calls is left out altogether:
- * zod's catalogue of translated messages (64 languages, about 600 KB), which
+ * zod's catalogue of translated messages (dozens of languages), which
  * zod re-exports as `locales` from its core and both of its builds. The
  * configuration's checks each say their own message, and the MCP tools' zod
  * imports its English messages directly, so nothing reads the catalogue; yet
  * through the core, which the configuration's zod/mini and the lazily loaded
- * MCP zod share, it was compiled and run at every start (about 20 ms). In
+ * MCP zod share, it was compiled and run at every start. In
  * the bundle `locales` is an empty module.
  */
 import type { Plugin } from 'esbuild';

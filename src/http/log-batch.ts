@@ -9,8 +9,8 @@ type SonicBoom = ReturnType<typeof pino.destination>;
  * otherwise. sonic-boom batches by itself too (its minLength), but on every
  * line it measures the UTF-8 length of the whole string still waiting
  * (Buffer.byteLength of its last buffer), so a line costs time in
- * proportion to the batch: with 4 KB batches about 3 µs a line, most of the
- * access log's cost. Here a line is one array push; the length is taken once
+ * proportion to the batch, which made it most of the access log's cost.
+ * Here a line is one array push; the length is taken once
  * a batch. The destination writes each batch at once and asynchronously (its
  * minLength is 1: with 0 its flush would not wait for a write in flight).
  */

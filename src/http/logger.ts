@@ -21,13 +21,13 @@ const WRITE_EVERY_MS = 250;
  * JSON lines on stdout (events, errors and, with ACCESS_LOG=true, one line
  * per request), with the request serializer that keeps credentials out.
  * Lines are written asynchronously and in batches
- * (src/http/log-batch.ts): a write goes out once 4 KB of lines wait, and
- * every 250 ms otherwise. One blocking write(2) per line (pino's default for
- * stdout) cost a small request more than anything but its own socket write;
- * one asynchronous write per line, at a steady load below saturation, a
- * hand-off to libuv's thread pool for every request (UserInfo at 1000
- * req/s: about 100 µs of CPU per request). The app writes what waits on
- * close; an exit without close writes it synchronously.
+ * (src/http/log-batch.ts): a write goes out once WRITE_AT_CHARS characters
+ * of lines wait, and every WRITE_EVERY_MS otherwise. One blocking write(2)
+ * per line (pino's default for stdout) cost a small request more than
+ * anything but its own socket write; one asynchronous write per line, at a
+ * steady load below saturation, a hand-off to libuv's thread pool for every
+ * request. The app writes what waits on close; an exit without close writes
+ * it synchronously.
  */
 export function appLogger(level: Config['logLevel']): AppLogger {
   if (level === 'silent') return { options: false, close: async () => {} };

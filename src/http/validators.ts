@@ -18,10 +18,10 @@ const handedOut = new WeakMap<FastifyInstance, Array<() => ValidateFunction>>();
 /**
  * A validator that compiles its schema on its first call. Fastify asks for
  * the validator of every route part while the routes are registered; Ajv
- * generating and compiling all 150 of them (and its meta-schema) took about
- * 0.2 s of every start and 15 MB, though most routes are not called soon
- * after, if at all. (The first request that is validated pays for setting
- * up Ajv instead: about 50 ms, once per Ajv below.) The wrapper behaves as
+ * generating and compiling all of them (and its meta-schema) made every
+ * start slower and larger, though most routes are not called soon after,
+ * if at all. (The first request that is validated pays for setting up Ajv
+ * instead, once per Ajv below.) The wrapper behaves as
  * the compiled function does: same arguments and result, `errors` of the
  * last call (Fastify reads it after a `false`), and `schemaEnv` (whose
  * presence makes Fastify pass the parent data, so Ajv can coerce or default

@@ -14,9 +14,9 @@ let loading: Promise<McpSdk> | undefined;
 /**
  * The MCP SDK, loaded on the first /mcp request rather than at start. With
  * what it pulls in (zod 3 and zod-to-json-schema, Hono's Node adapter) it
- * took about 0.1 s and 10 MB of every start, for an endpoint that many
- * deployments call rarely. The zod of the tools' inputs comes with it: it
- * was another 30 ms of every start (its 730 KB compiled and run). The first
+ * made every start slower and larger, for an endpoint that many deployments
+ * call rarely. The zod of the tools' inputs comes with it: its full build,
+ * with every locale, was compiled and run at every start too. The first
  * MCP request pays the load once; a failed load is retried on the next one.
  */
 export function loadMcpSdk(): Promise<McpSdk> {

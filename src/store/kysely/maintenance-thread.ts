@@ -98,22 +98,22 @@ export interface MaintenanceThread {
  *   checkpointing once the thread is up, and resumes if the thread fails.
  *   Under writes that never pause, a checkpoint on another connection never
  *   catches up with the log, and SQLite only starts the log over once one
- *   has: the WAL grew past 1 GB in a minute of registrations. Past
- *   WAL_LIMIT_BYTES the thread restarts it (writers wait for the frames of
- *   one round).
+ *   has: under a steady stream of registrations the WAL grows without
+ *   bound. Past WAL_LIMIT_BYTES the thread restarts it (writers wait for
+ *   the frames of one round).
  * - The background purge. Deleting a batch of expired rows touches pages all
- *   over the table and its indexes (a few milliseconds per 50 rows on a large
- *   store); run on the event loop, each batch was a stall for every request
- *   in flight. On the thread, reads never wait (WAL readers do not block on
+ *   over the table and its indexes, which is slow on a large store; run on
+ *   the event loop, each batch was a stall for every request in flight. On
+ *   the thread, reads never wait (WAL readers do not block on
  *   the writer) and writers wait at most one bounded batch. If the thread
  *   fails, its statements run on the server's connection instead.
  *
  * The thread is started when the server listens (src/server.ts), not when the
  * store opens: a new thread boots a V8 isolate and loads the SQLite driver
- * again, about 50 ms of CPU that a busy 2-core host took from the server's own
- * start (the first answer came 0.05 s later with one core kept busy), and the
- * CLI's commands, which open the store too, need no thread at all. Until then
- * the server's connection checkpoints as SQLite does by default.
+ * again, CPU that a busy host would take from the server's own start (its
+ * first answer came later), and the CLI's commands, which open the store
+ * too, need no thread at all. Until then the server's connection
+ * checkpoints as SQLite does by default.
  */
 export function maintenanceThread(sqlite: SQLite.Database, file: string, options: MaintenanceOptions = {}): MaintenanceThread {
   const walLimit = options.walLimitBytes ?? WAL_LIMIT_BYTES;

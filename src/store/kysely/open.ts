@@ -64,8 +64,8 @@ function openSqlite(file: string): Opened {
 
 /**
  * The pg driver is imported when the first query needs the pool, so a SQLite
- * server never loads it (loading pg cost about 30 ms and 9 MB of every start:
- * its Cloudflare check builds a fetch Response, which loads Node's fetch).
+ * server never loads it (loading pg made every start slower and larger: its
+ * Cloudflare check builds a fetch Response, which loads Node's fetch).
  */
 function openPostgres(url: string): Opened {
   const pool = async () => {
@@ -108,7 +108,7 @@ export function openStore(database: Config['database']): Store {
         db,
         provider: migrationProvider,
         // Migration names start with their number (001-, 002-, ...), so code-unit order sorts them.
-        // Kysely's default, localeCompare, builds an ICU collator first: about 6 ms of every start.
+        // Kysely's default, localeCompare, builds an ICU collator first, at every start.
         nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
         ...(schema ? { migrationTableSchema: schema } : {}),
       });

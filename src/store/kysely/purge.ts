@@ -11,12 +11,10 @@ const PURGE_BATCH = { first: 200, min: 50, max: 5000 } as const;
 const PURGE_STATEMENT_MS = 1;
 /**
  * Pause after each statement, as a multiple of its time: the purge holds the
- * writer, and a core, at most a tenth of the time. Measured on a 2-core
- * machine, 1,000 req/s of bearer reads while 300,000 expired tokens were
- * purged (four alternating rounds, medians): p99 5.5 ms with a pause of three
- * times the statement, 4.8 ms with nine, 3.9 ms with no purge; server CPU
- * per request 614, 542 and 472 µs. A backlog that large then takes a few
- * minutes to clear, which no expiry needs faster.
+ * writer, and a core, at most a tenth of the time. The longer the pause, the
+ * closer the latency of requests served during a large purge stays to their
+ * latency without one; the price is that a large backlog of expired rows
+ * takes minutes to clear, which no expiry needs faster.
  */
 const PURGE_PAUSE_FACTOR = 9;
 
@@ -26,9 +24,9 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Runs `step` with a row limit until it deletes fewer rows than asked,
  * sizing each batch from how long the previous one took so no statement runs
  * much longer than PURGE_STATEMENT_MS (a slow batch shrinks the next one at
- * once; a fast one at most doubles it), and pausing nine times as long as
- * it ran in between. Whatever the backlog, a purge never holds the SQLite
- * writer (or PostgreSQL row locks) for long. Returns the rows deleted.
+ * once; a fast one at most doubles it), and pausing PURGE_PAUSE_FACTOR times
+ * as long as it ran in between. Whatever the backlog, a purge never holds the
+ * SQLite writer (or PostgreSQL row locks) for long. Returns the rows deleted.
  */
 export async function inBatches(step: (limit: number) => Promise<number>): Promise<number> {
   let limit: number = PURGE_BATCH.first;
