@@ -8,8 +8,6 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   globalIgnores(['dist/', 'reports/', 'data/', 'test-results/', '.stryker-tmp/', '.ab/']),
-  // Temporarily: bench/ is being rewritten on another branch; lint it (and drop this line) once that has merged.
-  globalIgnores(['bench/']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {

@@ -54,13 +54,13 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 async function prepareMcp(ctx: ServerContext): Promise<Prepared> {
   const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${ctx.origin}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, any> };
+    return { status: res.status, json: (await res.json().catch(() => ({}))) as { result?: { protocolVersion?: string; tools?: { name: string }[] } } };
   };
   const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lyceum-bench', version: '1' } };
   const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
   if (init.status !== 200) throw new Error(`MCP initialize failed (${init.status}): ${JSON.stringify(init.json)}`);
   const version = { 'mcp-protocol-version': String(init.json.result?.protocolVersion ?? params.protocolVersion) };
-  const tools = ((await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? []) as { name: string }[];
+  const tools = ((await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? []);
   const tool = tools.find((t) => t.name === 'search_courses') ?? tools[0];
   if (!tool) throw new Error('no anonymous MCP tool is listed');
   const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: tool.name, arguments: {} } });
