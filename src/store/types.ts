@@ -352,6 +352,11 @@ export interface Store {
    * works all the same, as a CLI command's does.
    */
   startMaintenance(): void;
+  /**
+   * A trivial query (`select 1`): resolves when the database answers,
+   * rejects when it cannot be reached. The readiness check (GET /readyz).
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -126,6 +126,9 @@ export function openStore(database: Config['database']): Store {
         await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt + Math.random() * 50));
       }
     },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
     async close() {
       if (maintenance !== db) await maintenance.destroy();
       await db.destroy();
