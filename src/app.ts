@@ -32,6 +32,7 @@ import { registerAssets } from './web/assets.ts';
 import { registerConnectedApps } from './web/connected-apps.ts';
 import { registerHome } from './web/home.ts';
 import { registerCsrf } from './web/csrf.ts';
+import { OPS_PATHS, Readiness, registerHealthRoutes } from './ops/health.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
 const CORS_PATHS: PathSet = {
@@ -39,20 +40,31 @@ const CORS_PATHS: PathSet = {
   prefixes: ['/.well-known/'],
 };
 
-/** Public documents: in the access log at LOG_LEVEL=info, only when they fail (see quietPublicDocuments). */
+/**
+ * Public documents and the health checks a load balancer sends every few seconds: in the access
+ * log at LOG_LEVEL=info, only when they fail (see quietPublicDocuments).
+ */
 const PUBLIC_DOCUMENTS: PathSet = {
-  exact: [DOCUMENT_PATHS.auth, DOCUMENT_PATHS.llms, DOCUMENT_PATHS.pricing, DOCUMENT_PATHS.openapi],
+  exact: [DOCUMENT_PATHS.auth, DOCUMENT_PATHS.llms, DOCUMENT_PATHS.pricing, DOCUMENT_PATHS.openapi, OPS_PATHS.health, OPS_PATHS.ready],
   prefixes: ['/.well-known/', '/assets/'],
 };
 
 /** TRUST_PROXY=<n>: trust the n proxies nearest to this server. */
 const hopCount = (n: number) => (_address: string, hop: number) => hop < n;
 
+/** What the server that runs the app keeps a hand on: readiness, to mark it stopping. */
+export interface Operations {
+  readiness: Readiness;
+}
+
 /**
  * Builds the whole application from its dependencies: infrastructure plugins,
  * then routes. No listening, no config reading: main.ts does that.
  */
-export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+export async function buildApp(
+  deps: Deps,
+  ops: Operations = { readiness: new Readiness(deps.store, deps.config.readyTimeoutMs) },
+): Promise<FastifyInstance> {
   const logger = appLogger(deps.config.logLevel);
   const app = Fastify({
     logger: logger.options,
@@ -81,6 +93,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await registerCors(app, CORS_PATHS);
   quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);
 
+  registerHealthRoutes(app, ops.readiness, deps.config.readyTimeoutMs);
   registerAssets(app);
   registerHome(app, deps);
   registerRegistrationRoute(app, deps);

@@ -4,14 +4,18 @@ import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { idTokenSigner } from './oidc/id-token.ts';
 import { KeyRing } from './oidc/keyring.ts';
+import { Readiness } from './ops/health.ts';
 import { openStore } from './store/kysely/open.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
   deps: Deps;
   url: string;
+  /** GET /readyz's state: markStopping() turns it to 503 (close() does it first). */
+  readiness: Readiness;
   close(): Promise<void>;
 }
+
 
 /**
  * Boot order (DESIGN.md): config (already validated) → store with migrations →
@@ -27,7 +31,8 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
   const now = overrides.now ?? Date.now;
   const keys = overrides.keys ?? (await KeyRing.open(store, config, now));
   const deps: Deps = { config, store, now, keys, idTokens: idTokenSigner(keys, config, now), ...overrides };
-  const app = await buildApp(deps);
+  const readiness = new Readiness(store, config.readyTimeoutMs);
+  const app = await buildApp(deps, { readiness });
   const address = await app.listen({ port: config.port, host: config.host });
   // Housekeeping starts once requests can be answered: it takes nothing from the start.
   store.startMaintenance();
@@ -35,7 +40,10 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
     app,
     deps,
     url: address,
+    readiness,
     async close() {
+      // A load balancer probing /readyz meanwhile stops sending requests here.
+      readiness.markStopping();
       await app.close();
       if (!overrides.store) await store.close();
     },

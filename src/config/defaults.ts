@@ -61,6 +61,7 @@ export const SETTINGS = [
   { name: 'REDIS_KEY_PREFIX', default: 'lyceum:', parse: text({ maxLength: 100, pattern: /^[\x21-\x7e]+$/, means: 'printable ASCII without spaces' }), description: 'Prefix of the rate-limit keys Lyceum writes to Redis.' },
   { name: 'OWNER_EMAIL', default: 'owner@lyceum.test', parse: emailAddress, description: 'Email address of the school owner that `lyceum serve` creates on a database with no users; its one-time password is printed, or written to owner-password.txt when stdout is not a terminal.' },
   { name: 'PURGE_INTERVAL_SECONDS', default: '600', parse: int({ min: 1, max: 86_400 }), description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, and forgotten password-failure counts, in small batches.' },
+  { name: 'READY_TIMEOUT_MS', default: '1000', parse: int({ min: 10, max: 30_000 }), description: 'How long GET /readyz waits for the database to answer a trivial query, in ms; slower, or failing, it answers 503 with Retry-After. Point load balancers at /readyz.' },
 ] as const satisfies readonly Setting[];
 
 /** The names of the settings. */

@@ -42,6 +42,8 @@ export interface Config {
   purgeInterval: number;
   /** Email address of the owner the first start creates. */
   ownerEmail: string;
+  /** How long GET /readyz waits for the store's trivial query before it answers 503, in ms. */
+  readyTimeoutMs: number;
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -96,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
     ownerEmail: e.OWNER_EMAIL,
+    readyTimeoutMs: e.READY_TIMEOUT_MS,
     secureCookies: new URL(issuer).protocol === 'https:',
   };
 }

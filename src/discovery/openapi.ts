@@ -34,6 +34,7 @@ export function openApiOptions(issuer: string): SwaggerOptions {
       tags: [
         { name: 'oauth', description: 'OAuth 2.0 and OpenID Connect endpoints: registration, authorization, tokens, revocation, introspection, UserInfo' },
         { name: 'discovery', description: 'Metadata and documents for clients and agents' },
+        { name: 'operations', description: 'Liveness and readiness checks for load balancers and supervisors; no token, no rate limit' },
       ],
       components: {
         securitySchemes: {

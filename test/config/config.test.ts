@@ -113,6 +113,7 @@ const EXAMPLES: Record<string, Example> = {
     invalid: ['head', 'head@school', 'head @school.example', `${'h'.repeat(320)}@school.example`],
   },
   PURGE_INTERVAL_SECONDS: { valid: '60', read: (c) => c.purgeInterval, expected: 60, invalid: ['0', '86401', 'often'] },
+  READY_TIMEOUT_MS: { valid: '250', read: (c) => c.readyTimeoutMs, expected: 250, invalid: ['9', '30001', '1s', '0.5'] },
 };
 
 const documented = SETTINGS.map((s) => s.name);
@@ -164,6 +165,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   UNUSED_CLIENT_TTL_SECONDS: [60, 31_536_000],
   STORAGE_QUOTA_BYTES: [1024, 1_125_899_906_842_624],
   PURGE_INTERVAL_SECONDS: [1, 86_400],
+  READY_TIMEOUT_MS: [10, 30_000],
 };
 
 describe('whole-number settings', () => {

@@ -71,8 +71,10 @@ describe('request log', () => {
     expect(raw).not.toContain('not-a-real-token');
   }, 90_000);
 
-  it('ACCESS_LOG=true at info: one JSON line per API request, credentials redacted, public documents left out, all of it written before exit', async () => {
+  it('ACCESS_LOG=true at info: one JSON line per API request, credentials redacted, public documents and health checks left out, all of it written before exit', async () => {
     const { raw, lines } = await serveAndLog({ LOG_LEVEL: 'info', ACCESS_LOG: 'true' }, [
+      { path: '/healthz' },
+      { path: '/readyz' },
       { path: '/.well-known/openid-configuration' },
       { path: '/.well-known/oauth-protected-resource' },
       { path: '/auth.md' },
