@@ -33,6 +33,7 @@ import { registerConnectedApps } from './web/connected-apps.ts';
 import { registerHome } from './web/home.ts';
 import { registerCsrf } from './web/csrf.ts';
 import { OPS_PATHS, Readiness, registerHealthRoutes } from './ops/health.ts';
+import type { AppMetrics } from './ops/metrics.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
 const CORS_PATHS: PathSet = {
@@ -52,9 +53,11 @@ const PUBLIC_DOCUMENTS: PathSet = {
 /** TRUST_PROXY=<n>: trust the n proxies nearest to this server. */
 const hopCount = (n: number) => (_address: string, hop: number) => hop < n;
 
-/** What the server that runs the app keeps a hand on: readiness, to mark it stopping. */
+/** What the server that runs the app keeps a hand on: readiness (to mark it stopping) and the metrics, when on. */
 export interface Operations {
   readiness: Readiness;
+  /** Present when METRICS_PORT is set; the server starts its listener. */
+  metrics?: AppMetrics;
 }
 
 /**
@@ -82,11 +85,13 @@ export async function buildApp(
   setStrictBodyValidation(app);
 
   registerErrorHandling(app);
+  // First, so that every response is counted, those the plugins below answer included.
+  ops.metrics?.instrument(app);
   // Response schemas document the API (/openapi.json); bodies are serialized as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(swagger, openApiOptions(deps.config.issuer));
   await app.register(formbody, { bodyLimit: BODY_LIMIT_BYTES });
-  await registerRateLimit(app, deps.config);
+  await registerRateLimit(app, deps.config, ops.metrics?.rateLimited);
   await app.register(cookie);
   await registerCsrf(app, deps.config);
   registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));

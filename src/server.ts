@@ -5,6 +5,7 @@ import type { Deps } from './deps.ts';
 import { idTokenSigner } from './oidc/id-token.ts';
 import { KeyRing } from './oidc/keyring.ts';
 import { Readiness } from './ops/health.ts';
+import type { AppMetrics } from './ops/metrics.ts';
 import { openStore } from './store/kysely/open.ts';
 
 export interface RunningServer {
@@ -13,9 +14,16 @@ export interface RunningServer {
   url: string;
   /** GET /readyz's state: markStopping() turns it to 503 (close() does it first). */
   readiness: Readiness;
+  /** The metrics listener's URL (METRICS_PORT), when it runs. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
+/** prom-client and the metrics module, loaded only when METRICS_PORT asks for them. */
+async function loadMetrics(): Promise<AppMetrics> {
+  const { AppMetrics } = await import('./ops/metrics.ts');
+  return new AppMetrics();
+}
 
 /**
  * Boot order (DESIGN.md): config (already validated) → store with migrations →
@@ -32,8 +40,20 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
   const keys = overrides.keys ?? (await KeyRing.open(store, config, now));
   const deps: Deps = { config, store, now, keys, idTokens: idTokenSigner(keys, config, now), ...overrides };
   const readiness = new Readiness(store, config.readyTimeoutMs);
-  const app = await buildApp(deps, { readiness });
-  const address = await app.listen({ port: config.port, host: config.host });
+  const metrics = config.metrics.port > 0 ? await loadMetrics() : undefined;
+  const app = await buildApp(deps, { readiness, metrics });
+  let address: string;
+  let metricsUrl: string | undefined;
+  try {
+    // The metrics listener first: a port already taken stops the start before the public port opens.
+    if (metrics) metricsUrl = await metrics.listen(config.metrics.host, config.metrics.port);
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await metrics?.close();
+    await app.close();
+    if (!overrides.store) await store.close();
+    throw err;
+  }
   // Housekeeping starts once requests can be answered: it takes nothing from the start.
   store.startMaintenance();
   return {
@@ -41,10 +61,12 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
     deps,
     url: address,
     readiness,
+    ...(metricsUrl ? { metricsUrl } : {}),
     async close() {
       // A load balancer probing /readyz meanwhile stops sending requests here.
       readiness.markStopping();
       await app.close();
+      await metrics?.close();
       if (!overrides.store) await store.close();
     },
   };

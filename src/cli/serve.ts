@@ -60,7 +60,8 @@ export async function serveCommand(config: Config): Promise<void> {
       });
   }, config.purgeInterval * 1000);
   purge.unref();
-  process.stdout.write(`Lyceum is serving ${config.issuer} (listening on ${server.url}, ${store.kind} store)\n`);
+  const metrics = server.metricsUrl ? `; Prometheus metrics at ${server.metricsUrl}/metrics` : '';
+  process.stdout.write(`Lyceum is serving ${config.issuer} (listening on ${server.url}, ${store.kind} store${metrics})\n`);
   const stop = async () => {
     stopping = true;
     clearInterval(purge);

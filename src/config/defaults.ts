@@ -62,6 +62,8 @@ export const SETTINGS = [
   { name: 'OWNER_EMAIL', default: 'owner@lyceum.test', parse: emailAddress, description: 'Email address of the school owner that `lyceum serve` creates on a database with no users; its one-time password is printed, or written to owner-password.txt when stdout is not a terminal.' },
   { name: 'PURGE_INTERVAL_SECONDS', default: '600', parse: int({ min: 1, max: 86_400 }), description: 'How often `lyceum serve` deletes codes, tokens and sessions that expired (or were revoked) more than a day ago, and forgotten password-failure counts, in small batches.' },
   { name: 'READY_TIMEOUT_MS', default: '1000', parse: int({ min: 10, max: 30_000 }), description: 'How long GET /readyz waits for the database to answer a trivial query, in ms; slower, or failing, it answers 503 with Retry-After. Point load balancers at /readyz.' },
+  { name: 'METRICS_PORT', default: '0', parse: int({ min: 0, max: 65_535 }), description: 'TCP port of a separate listener serving Prometheus metrics at GET /metrics (request counts and latency by route, tokens issued, token errors, rate-limit hits, process metrics). 0 (the default) starts none; it may not be the public PORT, which never serves /metrics.' },
+  { name: 'METRICS_HOST', default: '127.0.0.1', parse: text(), description: 'Interface the metrics listener binds (METRICS_PORT). Keep it private: a loopback or internal address your Prometheus reaches, never a public one.' },
 ] as const satisfies readonly Setting[];
 
 /** The names of the settings. */

@@ -44,6 +44,8 @@ export interface Config {
   ownerEmail: string;
   /** How long GET /readyz waits for the store's trivial query before it answers 503, in ms. */
   readyTimeoutMs: number;
+  /** The Prometheus listener (GET /metrics), off the public port; port 0: none. */
+  metrics: { port: number; host: string };
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -66,6 +68,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   // The default issuer follows PORT, and is an origin like a set one (PORT=80 gives http://127.0.0.1).
   const issuer = e.PUBLIC_URL ?? setting('PUBLIC_URL', `http://127.0.0.1:${e.PORT}`, parseIssuer);
+  // The metrics are for the operator's scraper, never for the public listener.
+  if (e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError('METRICS_PORT: must not be the public PORT (metrics are served on a listener of their own)');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -99,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
     ownerEmail: e.OWNER_EMAIL,
     readyTimeoutMs: e.READY_TIMEOUT_MS,
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
     secureCookies: new URL(issuer).protocol === 'https:',
   };
 }

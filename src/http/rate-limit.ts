@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/index.ts';
 
@@ -12,9 +12,10 @@ const REDIS_WARNING_EVERY_MS = 60_000;
  * Redis, so every instance behind the load balancer counts together;
  * otherwise each process counts on its own. When Redis cannot be reached the
  * request is let through (and a warning logged): the limit is a brake, not a
- * dependency of sign-in.
+ * dependency of sign-in. `onExceeded` hears of each request refused for
+ * going over a limit (the metrics count them).
  */
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, config: Config, onExceeded?: (request: FastifyRequest) => void): Promise<void> {
   let redis: Redis | undefined;
   if (config.redisUrl) {
     // Loaded only when used: it costs start time and memory otherwise.
@@ -34,6 +35,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   await app.register(rateLimit, {
     global: false,
     skipOnError: true,
+    ...(onExceeded ? { onExceeded } : {}),
     ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rate-limit:` } : {}),
   });
 }

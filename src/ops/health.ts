@@ -3,13 +3,15 @@ import { errorResponses } from '../discovery/route-docs.ts';
 import type { Store } from '../store/types.ts';
 
 /**
- * The operations endpoints (docs/deployment.md, "Health checks"): declared
- * once here, registered from here, named by the OpenAPI document and the
- * deployment doc.
+ * The operations endpoints (docs/deployment.md, "Health checks" and
+ * "Metrics"): declared once here, registered from here, named by the
+ * OpenAPI document and the deployment doc. /metrics is never served on the
+ * public port, only on the metrics listener (src/ops/metrics.ts).
  */
 export const OPS_PATHS = {
   health: '/healthz',
   ready: '/readyz',
+  metrics: '/metrics',
 } as const;
 
 /** Seconds a load balancer is asked to wait before it probes an instance that is not ready again. */

@@ -4,7 +4,8 @@
  * import statically. What only some requests need is imported on first use
  * and must stay out of it: the MCP SDK and the full zod its tools are built
  * with (src/mcp/sdk.ts), the PostgreSQL and Redis clients, the other CLI
- * commands. Each of them was once tens of milliseconds of every start.
+ * commands (each of them was once tens of milliseconds of every start), and
+ * prom-client, which only a server with METRICS_PORT loads.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -46,7 +47,7 @@ describe('the modules `lyceum serve` loads at start', () => {
     expect(inputs).toContain('src/app.ts');
     expect(inputs).toContain('src/mcp/tools/index.ts');
 
-    for (const p of ['@modelcontextprotocol/sdk', 'pg', 'ioredis', 'zod-to-json-schema', 'yaml', 'light-my-request']) expect(packages, p).not.toContain(p);
+    for (const p of ['@modelcontextprotocol/sdk', 'pg', 'ioredis', 'prom-client', 'zod-to-json-schema', 'yaml', 'light-my-request']) expect(packages, p).not.toContain(p);
     // Of zod, only the core and the mini build the configuration checks with: not the full build, not the locales.
     expect(inputs.filter((i) => /node_modules\/zod\/v4\/(classic|locales)\//.test(i))).toEqual([]);
     expect(inputs.filter((i) => /^src\/cli\/(clients|keys|seed)\.ts$/.test(i))).toEqual([]);

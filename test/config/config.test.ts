@@ -114,6 +114,9 @@ const EXAMPLES: Record<string, Example> = {
   },
   PURGE_INTERVAL_SECONDS: { valid: '60', read: (c) => c.purgeInterval, expected: 60, invalid: ['0', '86401', 'often'] },
   READY_TIMEOUT_MS: { valid: '250', read: (c) => c.readyTimeoutMs, expected: 250, invalid: ['9', '30001', '1s', '0.5'] },
+  // 3000 is the default PORT: metrics are never served on the public port.
+  METRICS_PORT: { valid: '9464', read: (c) => c.metrics.port, expected: 9464, invalid: ['-1', '65536', 'on', '3000'] },
+  METRICS_HOST: { valid: '10.0.0.5', read: (c) => c.metrics.host, expected: '10.0.0.5', invalid: [] },
 };
 
 const documented = SETTINGS.map((s) => s.name);
@@ -166,6 +169,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   STORAGE_QUOTA_BYTES: [1024, 1_125_899_906_842_624],
   PURGE_INTERVAL_SECONDS: [1, 86_400],
   READY_TIMEOUT_MS: [10, 30_000],
+  METRICS_PORT: [0, 65_535],
 };
 
 describe('whole-number settings', () => {
@@ -370,6 +374,16 @@ describe('PUBLIC_URL', () => {
       expect(c.secureCookies, `issuer ${c.issuer}`).toBe(c.issuer.startsWith('https://'));
     },
   );
+});
+
+describe('METRICS_PORT', () => {
+  it('is off by default, and refused when it is the public PORT, whatever that is', () => {
+    expect(loadConfig({}).metrics).toEqual({ port: 0, host: '127.0.0.1' });
+    expect(expectRefused('METRICS_PORT', '8080', { PORT: '8080' }).message).toMatch(/public PORT/);
+    expect(loadConfig({ PORT: '8080', METRICS_PORT: '9464' }).metrics).toEqual({ port: 9464, host: '127.0.0.1' });
+    // PORT=0 picks a free port for the public listener; METRICS_PORT=0 is simply off.
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port).toBe(0);
+  });
 });
 
 describe('DATABASE_URL', () => {
