@@ -7,7 +7,6 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Readiness } from '../../src/ops/health.ts';
 import { readJson } from '../helpers/bearer.ts';
 import { register } from '../helpers/oauth.ts';
 import { freshPostgresDatabase } from '../helpers/postgres-database.ts';
@@ -157,35 +156,6 @@ describe.each(STORE_KINDS)('readiness while stopping (%s)', (kind) => {
     const closing = server.close();
     expect(server.readiness.isStopping).toBe(true);
     await closing;
-  });
-});
-
-describe('Readiness', () => {
-  it('one query at a time, shared by concurrent checks; a failure is reported, not thrown', async () => {
-    let calls = 0;
-    let answer!: () => void;
-    const readiness = new Readiness({ ping: () => (calls++, new Promise<void>((resolve) => (answer = resolve))) }, 1000);
-    const checks = Promise.all([readiness.check(), readiness.check(), readiness.check()]);
-    expect(calls).toBe(1);
-    answer();
-    expect(await checks).toEqual([undefined, undefined, undefined]);
-    // Settled: the next check asks again.
-    const next = readiness.check();
-    expect(calls).toBe(2);
-    answer();
-    expect(await next).toBeUndefined();
-
-    const error = new Error('connect ECONNREFUSED');
-    const failing = new Readiness({ ping: () => Promise.reject(error) }, 1000);
-    expect(await failing.check()).toEqual({ reason: 'store_unreachable', error });
-  });
-
-  it('a query that never answers: each check answers at its bound, and no second query is sent meanwhile', async () => {
-    let calls = 0;
-    const readiness = new Readiness({ ping: () => (calls++, new Promise<void>(() => {})) }, 30);
-    expect(await readiness.check()).toEqual({ reason: 'store_timeout' });
-    expect(await readiness.check()).toEqual({ reason: 'store_timeout' });
-    expect(calls).toBe(1);
   });
 });
 
