@@ -1,0 +1,57 @@
+/**
+ * The token, revocation and introspection endpoints on a server started by
+ * the test itself: each route is registered and answers, and each carries its
+ * schema, which is what puts the operation and its form parameters into
+ * /openapi.json (the schemas document requests; they validate nothing).
+ */
+import { describe, expect, it } from 'vitest';
+import { isActive, obtainTokens, revokeRequest, startFlowServer } from '../helpers/flow.ts';
+import { STORE_KINDS } from '../helpers/stores.ts';
+
+interface Operation {
+  summary?: string;
+  requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> };
+}
+
+/** The documented form request of an operation: its summary, parameter names and required ones. */
+function formRequest(op: Operation | undefined): { summary?: string; params: string[]; required: string[] } | undefined {
+  const schema = op?.requestBody?.content['application/x-www-form-urlencoded']?.schema;
+  return op && { summary: op.summary, params: Object.keys(schema?.properties ?? {}), required: schema?.required ?? [] };
+}
+
+const CLIENT_PARAMS = ['client_id', 'client_secret'];
+
+describe.each(STORE_KINDS)('the OAuth form endpoints of a fresh server (%s)', (kind) => {
+  it('serves token, revocation and introspection, and documents each with its form parameters in /openapi.json', async () => {
+    const server = await startFlowServer(kind);
+    try {
+      // The token route: an authorization code becomes tokens (a missing route would be 404).
+      const { flow, tokens } = await obtainTokens(server);
+      // The introspection route: RFC 7662 §2.2 "active" is true for a live token of the caller.
+      expect(await isActive(server, flow, tokens.access_token)).toBe(true);
+      // The revocation route: RFC 7009 §2.2 "The authorization server responds with HTTP status code 200".
+      const revoked = await revokeRequest(server, flow, tokens.refresh_token!);
+      expect({ status: revoked.status, text: revoked.text }).toEqual({ status: 200, text: '' });
+      expect(await isActive(server, flow, tokens.access_token)).toBe(false);
+
+      const res = await fetch(`${server.issuer}/openapi.json`);
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as { paths: Record<string, { post?: Operation }> };
+      expect({
+        token: formRequest(doc.paths['/api/oauth/token']?.post),
+        revoke: formRequest(doc.paths['/api/oauth/revoke']?.post),
+        introspect: formRequest(doc.paths['/api/oauth/introspect']?.post),
+      }).toEqual({
+        token: {
+          summary: 'Token endpoint',
+          params: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource', ...CLIENT_PARAMS],
+          required: ['grant_type', 'client_id'],
+        },
+        revoke: { summary: 'Revoke a token', params: ['token', 'token_type_hint', ...CLIENT_PARAMS], required: ['token', 'client_id'] },
+        introspect: { summary: 'Introspect a token', params: ['token', 'token_type_hint', ...CLIENT_PARAMS], required: ['token', 'client_id'] },
+      });
+    } finally {
+      await server.stop();
+    }
+  });
+});
