@@ -52,14 +52,12 @@ export const SCOPE_NAMES: readonly Scope[] = SCOPES.map(([name]) => name);
 
 const NAME_SET = new Set<string>(SCOPE_NAMES);
 const PLAIN = new Map<string, string>(SCOPES.map(([name, , plain]) => [name, plain]));
-const GRANTS = new Map<string, string>(SCOPES.map(([name, grants]) => [name, grants]));
 
 export function isScope(value: string): value is Scope {
   return NAME_SET.has(value);
 }
 
 export const describeScope = (scope: Scope): string => PLAIN.get(scope) ?? scope;
-export const scopeGrants = (scope: Scope): string => GRANTS.get(scope) ?? scope;
 
 /**
  * Splits a scope parameter. RFC 6749 §3.3: "The value of the scope parameter is
