@@ -50,7 +50,8 @@ export const refreshTokenGrant = {
     const pair = deriveSuccessorPair(
       { client, userId: current.userId, scope, refreshScope: current.scope, resource, familyId: current.familyId, authTime: current.authTime },
       presented,
-      current.salt ?? '',
+      // Every refresh token is stored with a salt (issue-tokens.ts); only access tokens have none.
+      current.salt!,
       deps,
     );
     const result = await deps.store.tokens.rotate(current.hash, now, pair.rows);
