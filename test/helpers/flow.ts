@@ -214,6 +214,11 @@ export async function postRaw(url: string, body: string, contentType: string, he
   return { status: res.status, headers: res.headers, json, text };
 }
 
+/** Exactly this status and this JSON body (for an error: the contract's code and its very description). */
+export function expectBody(res: FormResponse, status: number, body: Record<string, unknown>): void {
+  expect({ status: res.status, body: res.json }, res.text).toEqual({ status, body });
+}
+
 /** RFC 6749 §5.2 error response: this status and exactly {error, error_description}, the description non-empty. */
 export function expectOAuthError(res: FormResponse, status: number, error: string): void {
   expect({ status: res.status, body: res.json }, res.text).toEqual({

@@ -4,15 +4,12 @@
  * invalid_scope answer names. Each rule is one a client relies on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { obtainTokens, refreshRequest, refreshTokens, startFlowServer, type FlowServer, type FormResponse } from '../helpers/flow.ts';
+import { expectBody, obtainTokens, refreshRequest, refreshTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const GRACE_MS = 10_000; // REFRESH_GRACE_SECONDS's default, 10
 const ACCESS_TTL_S = 3_600; // ACCESS_TOKEN_TTL_SECONDS's default
 
-function expectBody(res: FormResponse, status: number, body: Record<string, unknown>): void {
-  expect({ status: res.status, body: res.json }, res.text).toEqual({ status, body });
-}
 
 describe.each(STORE_KINDS)('the refresh grant at its edges (%s)', (kind) => {
   let server: FlowServer;

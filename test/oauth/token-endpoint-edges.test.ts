@@ -9,6 +9,7 @@ import {
   authorizeFlow,
   codeExchangeFields,
   exchangeCode,
+  expectBody,
   obtainTokens,
   postRaw,
   refreshRequest,
@@ -16,13 +17,9 @@ import {
   revokeRequest,
   startFlowServer,
   type FlowServer,
-  type FormResponse,
 } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
-function expectBody(res: FormResponse, status: number, body: Record<string, unknown>): void {
-  expect({ status: res.status, body: res.json }, res.text).toEqual({ status, body });
-}
 
 describe.each(STORE_KINDS)('the token endpoint at its edges (%s)', (kind) => {
   let server: FlowServer;

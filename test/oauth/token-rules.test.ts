@@ -11,19 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeFlow,
   exchangeCode,
+  expectBody,
   obtainTokens,
   refreshRequest,
   refreshTokens,
   startFlowServer,
   type FlowServer,
-  type FormResponse,
 } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
-/** Exactly this status and body: the contract's error code and its description. */
-function expectBody(res: FormResponse, status: number, body: Record<string, unknown>): void {
-  expect({ status: res.status, body: res.json }, res.text).toEqual({ status, body });
-}
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
