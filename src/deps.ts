@@ -9,8 +9,8 @@ export interface IdTokenInput {
   authTime: number;
   accessToken: string;
   scope: string;
-  /** The client's id_token_signed_response_alg (RS256 by default). */
-  alg?: 'RS256' | 'ES256';
+  /** The client's id_token_signed_response_alg (RS256 when it registered none). */
+  alg: 'RS256' | 'ES256';
 }
 
 /** Signs OpenID Connect ID tokens (src/oidc/). */
