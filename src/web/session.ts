@@ -59,6 +59,6 @@ export async function endSession(request: FastifyRequest, reply: FastifyReply, d
   if (request.cookies[csrfCookieName(deps.config)]) reply.clearCookie(csrfCookieName(deps.config), cookieOptions(deps.config));
   const raw = request.cookies[sessionCookieName(deps.config)];
   if (!raw) return;
-  if (raw.length <= 200) await deps.store.sessions.delete(sha256(raw));
+  await deps.store.sessions.delete(sha256(raw));
   reply.clearCookie(sessionCookieName(deps.config), cookieOptions(deps.config));
 }
