@@ -1,0 +1,54 @@
+/**
+ * /account/apps on a server started inside each test (its routes are made
+ * while the app is built): a private, uncached page, and what a disconnect says.
+ */
+import { describe, expect, it } from 'vitest';
+import { APPS_PATH } from '../../src/web/connected-apps.ts';
+import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';
+import { startTestServer } from '../helpers/server.ts';
+import { STORE_KINDS } from '../helpers/stores.ts';
+import { asPage, parseForms, UserAgent } from '../helpers/user-agent.ts';
+
+const REDIRECT = 'http://127.0.0.1:61238/callback';
+
+describe.each(STORE_KINDS)('connected apps page of a freshly built server (%s)', (kind) => {
+  it('is sent with no-store, and says whether a disconnect removed a connection', async () => {
+    const server = await startTestServer(kind);
+    try {
+      const clientId = await registerPublicClient(server.issuer, { client_name: 'Fresh Apps Probe', redirect_uris: [REDIRECT] });
+      const user = await server.addUser('owner');
+      const agent = new UserAgent(server.issuer);
+      const link = authorizeUrl(server.issuer, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        scope: 'courses:read students:read',
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+        state: 'apps',
+      });
+      await agent.authorize(link, user);
+      const res = await agent.request(APPS_PATH);
+      const html = await res.text();
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      // Personal data: never kept by a cache (RFC 9111 §5.2.2.5).
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(html).toContain('Fresh Apps Probe');
+      expect(html).toContain('127.0.0.1');
+      expect(html).toContain('courses:read');
+      expect(html).toContain('students:read');
+      const disconnect = parseForms(html).find((f) => f.action === `${APPS_PATH}/disconnect`)!;
+
+      const first = asPage(await agent.submit(disconnect, { client_id: clientId }));
+      expect(first.status).toBe(200);
+      expect(first.html).toContain('The app was disconnected; its access was revoked.');
+      const again = parseForms(first.html).find((f) => f.action === '/oauth/sign-out')!;
+      const second = asPage(await agent.submit({ action: `${APPS_PATH}/disconnect`, fields: again.fields }, { client_id: clientId }));
+      expect(second.status).toBe(200);
+      expect(second.html).toContain('That app was not connected.');
+    } finally {
+      await server.close();
+    }
+  });
+});
