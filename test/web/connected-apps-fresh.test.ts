@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { APPS_PATH } from '../../src/web/connected-apps.ts';
-import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';
+import { browserApp } from '../helpers/browser-app.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { asPage, parseForms, UserAgent } from '../helpers/user-agent.ts';
+import { asPage, parseForms } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61238/callback';
 
@@ -15,18 +15,7 @@ describe.each(STORE_KINDS)('connected apps page of a freshly built server (%s)',
   it('is sent with no-store, and says whether a disconnect removed a connection', async () => {
     const server = await startTestServer(kind);
     try {
-      const clientId = await registerPublicClient(server.issuer, { client_name: 'Fresh Apps Probe', redirect_uris: [REDIRECT] });
-      const user = await server.addUser('owner');
-      const agent = new UserAgent(server.issuer);
-      const link = authorizeUrl(server.issuer, {
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'courses:read students:read',
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-        state: 'apps',
-      });
+      const { clientId, user, agent, link } = await browserApp(server, { name: 'Fresh Apps Probe', redirectUri: REDIRECT, scope: 'courses:read students:read', state: 'apps' });
       await agent.authorize(link, user);
       const res = await agent.request(APPS_PATH);
       const html = await res.text();

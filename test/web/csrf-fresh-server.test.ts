@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
-import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';
+import { browserApp, expectFormRefused } from '../helpers/browser-app.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { parseForms, UserAgent } from '../helpers/user-agent.ts';
+import { parseForms } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61236/callback';
 
@@ -22,33 +22,12 @@ function post(issuer: string, path: string, fields: Record<string, string>, cook
   });
 }
 
-async function expectRefused(res: Response, description: string): Promise<void> {
-  const html = await res.text();
-  expect(res.status, html.slice(0, 600)).toBe(403);
-  expect(res.headers.get('location')).toBeNull();
-  expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expect(res.headers.getSetCookie()).toEqual([]);
-  expect(html).toContain('<h1>Form not accepted</h1>');
-  expect(html).toContain('<code>invalid_csrf</code>');
-  expect(html).toContain(description);
-}
 
 describe.each(STORE_KINDS)('CSRF protection of a freshly built server (%s)', (kind) => {
   it('sets an unsigned HttpOnly, SameSite=Lax secret cookie, accepts the page’s own token and refuses a form without it or from another origin', async () => {
     const server = await startTestServer(kind);
     try {
-      const clientId = await registerPublicClient(server.issuer, { client_name: 'Fresh CSRF Probe', redirect_uris: [REDIRECT] });
-      const user = await server.addUser('owner');
-      const link = authorizeUrl(server.issuer, {
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'openid courses:read',
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-        state: 'fresh',
-      });
-      const agent = new UserAgent(server.issuer);
+      const { user, agent, link } = await browserApp(server, { name: 'Fresh CSRF Probe', redirectUri: REDIRECT, scope: 'openid courses:read', state: 'fresh' });
       const res = await agent.request(link, { redirect: 'manual' });
       // Follow to the sign-in page by hand, to see its Set-Cookie line.
       const signInUrl = res.status === 200 ? link : new URL(res.headers.get('location')!, server.issuer).href;
@@ -67,9 +46,9 @@ describe.each(STORE_KINDS)('CSRF protection of a freshly built server (%s)', (ki
 
       // Without the token: refused, nothing signed in.
       const { _csrf, ...withoutToken } = signIn.fields;
-      await expectRefused(await post(server.issuer, signIn.action, { ...withoutToken, ...credentials }, cookie), 'The form expired or was not sent from this site.');
+      await expectFormRefused(await post(server.issuer, signIn.action, { ...withoutToken, ...credentials }, cookie), 'The form expired or was not sent from this site.');
       // With the token but from another origin: refused before the token is looked at.
-      await expectRefused(
+      await expectFormRefused(
         await post(server.issuer, signIn.action, { ...signIn.fields, ...credentials }, cookie, { 'sec-fetch-site': 'cross-site' }),
         'This form was not sent from this site’s own page, so nothing was done.',
       );

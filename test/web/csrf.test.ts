@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
+import { expectFormRefused } from '../helpers/browser-app.ts';
 import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -46,17 +47,6 @@ function post(issuer: string, path: string, fields: Record<string, string>, cook
   });
 }
 
-/** A refusal is a readable HTML page with a 403, never a redirect, never a new cookie. */
-async function expectRefused(res: Response, description: string): Promise<void> {
-  const html = await res.text();
-  expect(res.status, html.slice(0, 600)).toBe(403);
-  expect(res.headers.get('location')).toBeNull();
-  expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expect(res.headers.getSetCookie()).toEqual([]);
-  expect(html).toContain('<h1>Form not accepted</h1>');
-  expect(html).toContain('<code>invalid_csrf</code>');
-  expect(html).toContain(description);
-}
 
 /** The client's redirect with a code: the request went through. */
 function expectCode(res: Response): void {
@@ -128,7 +118,7 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
       const { user, agent, consent } = await atConsent();
       const port = new URL(server.issuer).port;
       const sent = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace('PORT', port).replace('ISSUER', server.issuer)]));
-      await expectRefused(await post(server.issuer, consent.action, { ...consent.fields, decision: 'approve' }, jar(agent), sent), REFUSED);
+      await expectFormRefused(await post(server.issuer, consent.action, { ...consent.fields, decision: 'approve' }, jar(agent), sent), REFUSED);
       expect(await grantOf(user.id)).toBeUndefined();
 
       // The same form from Lyceum's own page goes through: only the origin was wrong.
@@ -154,8 +144,8 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
     const agent = new UserAgent(server.issuer);
     const signIn = form(await agent.navigate(authorizeLink()), '/oauth/sign-in');
     const fields = { ...signIn.fields, email: user.email, password: user.password };
-    await expectRefused(await post(server.issuer, signIn.action, fields, jar(agent), { 'sec-fetch-site': 'same-site' }), REFUSED);
-    await expectRefused(await post(server.issuer, signIn.action, fields, jar(agent), { origin: 'http://127.0.0.1:8080' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, signIn.action, fields, jar(agent), { 'sec-fetch-site': 'same-site' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, signIn.action, fields, jar(agent), { origin: 'http://127.0.0.1:8080' }), REFUSED);
     expect(jar(agent).has(sessionCookieName(server.deps.config))).toBe(false);
   });
 
@@ -167,12 +157,12 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
     const disconnect = form(apps, '/account/apps/disconnect');
     const signOut = form(apps, '/oauth/sign-out');
 
-    await expectRefused(await post(server.issuer, disconnect.action, disconnect.fields, jar(agent), { 'sec-fetch-site': 'same-site' }), REFUSED);
-    await expectRefused(await post(server.issuer, disconnect.action, disconnect.fields, jar(agent), { origin: 'http://127.0.0.1:3001' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, disconnect.action, disconnect.fields, jar(agent), { 'sec-fetch-site': 'same-site' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, disconnect.action, disconnect.fields, jar(agent), { origin: 'http://127.0.0.1:3001' }), REFUSED);
     expect(await grantOf(user.id)).toBeDefined();
 
-    await expectRefused(await post(server.issuer, signOut.action, signOut.fields, jar(agent), { 'sec-fetch-site': 'cross-site' }), REFUSED);
-    await expectRefused(await post(server.issuer, signOut.action, signOut.fields, jar(agent), { origin: 'null' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, signOut.action, signOut.fields, jar(agent), { 'sec-fetch-site': 'cross-site' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, signOut.action, signOut.fields, jar(agent), { origin: 'null' }), REFUSED);
     const still = await agent.navigate('/account/apps');
     expect('html' in still && still.status).toBe(200);
     expect('html' in still && still.html).toContain(user.email);
@@ -192,7 +182,7 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
       // The attacker plants its own CSRF secret beside the victim's session and submits its own token.
       cookies.set(csrfCookieName(server.deps.config), jar(attacker.agent).get(csrfCookieName(server.deps.config))!);
       const fields = { ...victim.consent.fields, _csrf: attacker.consent.fields._csrf!, decision: 'approve' };
-      await expectRefused(await post(server.issuer, victim.consent.action, fields, cookies), EXPIRED);
+      await expectFormRefused(await post(server.issuer, victim.consent.action, fields, cookies), EXPIRED);
       expect(await grantOf(victim.user.id)).toBeUndefined();
     });
 
@@ -203,7 +193,7 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
       const cookies = jar(victim.agent);
       cookies.set(csrfCookieName(server.deps.config), jar(anonymous).get(csrfCookieName(server.deps.config))!);
       const fields = { ...victim.consent.fields, _csrf: anonymousToken, decision: 'approve' };
-      await expectRefused(await post(server.issuer, victim.consent.action, fields, cookies), EXPIRED);
+      await expectFormRefused(await post(server.issuer, victim.consent.action, fields, cookies), EXPIRED);
       expect(await grantOf(victim.user.id)).toBeUndefined();
     });
 
@@ -228,8 +218,8 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
       // The pre-sign-in token, even with its old secret put back, does not pass with the new session.
       const cookies = jar(agent);
       cookies.set(csrfCookieName(server.deps.config), before);
-      await expectRefused(await post(server.issuer, consent.action, { ...consent.fields, _csrf: signIn.fields._csrf!, decision: 'approve' }, cookies), EXPIRED);
-      await expectRefused(await post(server.issuer, consent.action, { ...consent.fields, _csrf: signIn.fields._csrf!, decision: 'approve' }, jar(agent)), EXPIRED);
+      await expectFormRefused(await post(server.issuer, consent.action, { ...consent.fields, _csrf: signIn.fields._csrf!, decision: 'approve' }, cookies), EXPIRED);
+      await expectFormRefused(await post(server.issuer, consent.action, { ...consent.fields, _csrf: signIn.fields._csrf!, decision: 'approve' }, jar(agent)), EXPIRED);
       expect(await grantOf(user.id)).toBeUndefined();
       // The page's own token still works.
       expectCode(await post(server.issuer, consent.action, { ...consent.fields, decision: 'approve' }, jar(agent)));

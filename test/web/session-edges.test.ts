@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { APPS_PATH } from '../../src/web/connected-apps.ts';
 import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
-import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';
+import { browserApp } from '../helpers/browser-app.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { asPage, parseForms, UserAgent } from '../helpers/user-agent.ts';
+import { asPage, parseForms } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61237/callback';
 
@@ -23,18 +23,7 @@ describe.each(STORE_KINDS)('sign-out (%s)', (kind) => {
   it('ends the session on the server: the old cookie, replayed with its form token, no longer signs anyone in', async () => {
     const server = await startTestServer(kind);
     try {
-      const clientId = await registerPublicClient(server.issuer, { client_name: 'Sign-out Probe', redirect_uris: [REDIRECT] });
-      const user = await server.addUser('owner');
-      const agent = new UserAgent(server.issuer);
-      const link = authorizeUrl(server.issuer, {
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        scope: 'courses:read',
-        code_challenge: pkcePair().challenge,
-        code_challenge_method: 'S256',
-        state: 'sign-out',
-      });
+      const { clientId, user, agent, link } = await browserApp(server, { name: 'Sign-out Probe', redirectUri: REDIRECT, scope: 'courses:read', state: 'sign-out' });
       await agent.authorize(link, user);
       const apps = asPage(await agent.navigate(APPS_PATH));
       expect(apps.status).toBe(200);
