@@ -106,8 +106,10 @@ export async function addBenchUser(databaseUrl: string, main = MAIN): Promise<vo
 }
 
 /**
- * `lyceum serve` on databaseUrl with the rate limits off (the bench measures
- * the endpoints, not the limiter) and every other setting at its default
+ * `lyceum serve` on databaseUrl with the rate limits off and the account's
+ * password-failure allowance at its highest (the bench measures the
+ * endpoints, not the limiter: every flow signs in the one bench owner, on
+ * several connections at once) and every other setting at its default
  * (LOG_LEVEL info, no access log); `main` is another build's dist/lyceum.js (bench/ab.ts).
  */
 export function startLyceum(databaseUrl: string, logFile: string, main = MAIN): Promise<Server> {
@@ -118,6 +120,7 @@ export function startLyceum(databaseUrl: string, logFile: string, main = MAIN): 
     RATE_LIMIT_REGISTER_PER_MINUTE: '0',
     RATE_LIMIT_SIGN_IN_PER_MINUTE: '0',
     RATE_LIMIT_MCP_PER_MINUTE: '0',
+    SIGN_IN_FREE_FAILURES: '100',
     // The registration scenario registers far more clients than the default cap of 10,000.
     MAX_REGISTERED_CLIENTS: '10000000',
   };
