@@ -98,7 +98,7 @@ export async function buildApp(
   await registerCors(app, CORS_PATHS);
   quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);
 
-  registerHealthRoutes(app, ops.readiness, deps.config.readyTimeoutMs);
+  registerHealthRoutes(app, ops.readiness);
   registerAssets(app);
   registerHome(app, deps);
   registerRegistrationRoute(app, deps);

@@ -33,7 +33,8 @@ export class Readiness {
 
   constructor(
     private readonly store: Pick<Store, 'ping'>,
-    private readonly timeoutMs: number,
+    /** How long a check waits for the store's answer (READY_TIMEOUT_MS). */
+    readonly timeoutMs: number,
   ) {}
 
   /** From now on every check answers "not ready": the instance is going away (SIGTERM). */
@@ -119,7 +120,8 @@ const READY = JSON.stringify({ status: 'ready' });
  * is logged once (a warning with the cause when it is lost, info when it is
  * back), not at every probe.
  */
-export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness, timeoutMs: number): void {
+export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness): void {
+  const { timeoutMs } = readiness;
   app.get(OPS_PATHS.health, { schema: HEALTH_SCHEMA }, (_request, reply) => {
     reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(OK);
   });
