@@ -938,6 +938,12 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       expect(claims.filter((c) => !c.allowed)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, failures: 3, blockedUntil: T0 + 1000 })));
     });
 
+    it('a check that starts no wait refuses no racing claim, even one whose clock read came earlier', async () => {
+      const key = hash();
+      expect(await claim(key, T0 + 5)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 + 5 });
+      expect(await claim(key, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
+    });
+
     it('purgeExpired deletes counts that expired before the given time', async () => {
       const [gone, boundary, kept] = [hash(), hash(), hash()];
       await claim(gone, PAST - KEEP - 1);

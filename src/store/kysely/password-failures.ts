@@ -22,9 +22,11 @@ export function kyselyPasswordFailureStore(db: Kysely<Database>, maintenance: Ky
         if (blockedUntil > now) return { allowed: false, failures: previous, blockedUntil };
         const failures = previous + 1;
         const next = now + delayFor(failures);
+        // A check that starts no wait records none: stored as `now`, it would refuse a racing
+        // claim whose own clock read came a moment earlier (two correct sign-ins at once).
         await trx
           .updateTable('password_failures')
-          .set({ failures, blocked_until: next, expires_at: next + keepMs })
+          .set({ failures, blocked_until: next > now ? next : 0, expires_at: next + keepMs })
           .where('hash', '=', key)
           .execute();
         return { allowed: true, failures, blockedUntil: next };
