@@ -80,7 +80,7 @@ export function decisions(config: Config): string {
       [
         `POST ${code(ENDPOINTS.introspection)} (RFC 7662), authenticated like the token endpoint. A client sees only its own tokens: any other token, or an expired, revoked or unknown one, is \`{"active": false}\`, not an error.`,
         `Active answers carry \`scope\`, \`client_id\`, \`sub\`, \`exp\`, \`iat\`, \`auth_time\`, \`iss\`, \`token_type\` (\`Bearer\` for access tokens, \`refresh_token\` for refresh tokens) and \`aud\`: the bound resource, or both ${code(r.api)} and ${code(r.mcp)} for an unbound token.`,
-        `A rotated refresh token stays active for the ${duration(config.refreshGrace)} grace window, since a replay in it still works.`,
+        `A rotated refresh token stays active for the ${duration(config.refreshGrace)} grace window (its last millisecond included; a window of 0 s is none) and only until its successor is used, since a replay then still gets the successor back. The token endpoint applies the same rule.`,
       ],
     ],
     [

@@ -110,7 +110,9 @@ function lifetimesSection(config: Config): string {
     '### Refresh rotation and the grace window',
     bullets([
       'Every refresh returns a new refresh token and retires the one presented, atomically. Store the new one before using the new access token.',
-      `If the retired refresh token is presented again within ${duration(config.refreshGrace)} of its rotation (two workers refreshing at once), the answer is the very same successor pair, with \`expires_in\` counting the time already passed. No new tokens are minted.`,
+      config.refreshGrace > 0
+        ? `If the retired refresh token is presented again within ${duration(config.refreshGrace)} of its rotation, its last millisecond included (two workers refreshing at once), and its successor has not been used yet, the answer is the very same successor pair, with \`expires_in\` counting the time already passed. No new tokens are minted.`
+        : 'The grace window is 0 on this server: there is none, and a retired refresh token presented again, even in the millisecond of its rotation, is treated as stolen.',
       'Presented after the grace window, or once its successor was itself used, it is treated as stolen: 400 `invalid_grant`, and every token of its family (all access and refresh tokens of that authorization) is revoked. The user must authorize again.',
       'The new refresh token keeps the scope of the original grant even when the refresh asked for a narrower `scope`; only the access token is narrowed.',
     ]),
@@ -173,7 +175,7 @@ function introspectionSection(): string {
     `POST ${code(ENDPOINTS.introspection)} with \`token\` and \`client_id\` (plus \`client_secret\` for \`client_secret_post\` clients), form-encoded.`,
     'A client may introspect only the tokens issued to it. Any other token, and every expired, revoked or unknown one, answers `{"active": false}` with status 200.',
     'An active answer has `active`, `scope`, `client_id`, `sub`, `exp`, `iat`, `auth_time`, `iss`, `token_type` (`Bearer` or `refresh_token`) and `aud` (the bound resource, or both resource identifiers).',
-    'A refresh token stays active during the grace window after its rotation, and inactive after it.',
+    'A rotated refresh token stays active exactly as long as presenting it again would return its successor: inside the grace window and before the successor is used. The token endpoint and introspection apply one rule, so they never disagree.',
   ]);
 }
 

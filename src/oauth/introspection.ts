@@ -5,7 +5,7 @@ import { resourcesFor } from './resources.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { authenticateClient } from './token/client-auth.ts';
 import { formBody, requiredParam } from './token/form-params.ts';
-import { sha256 } from './tokens/secrets.ts';
+import { readTokenState } from './tokens/state.ts';
 
 /**
  * POST /api/oauth/introspect (RFC 7662). The caller authenticates as a client
@@ -18,18 +18,15 @@ export function registerIntrospectionRoute(app: FastifyInstance, deps: Deps): vo
     const body = formBody(request);
     const presented = requiredParam(body, 'token', 200);
     const client = await authenticateClient(request, body, deps);
-    const token = await deps.store.tokens.find(sha256(presented));
-    const now = deps.now();
-    const graceEnd = (token?.rotatedAt ?? 0) + deps.config.refreshGrace * 1000;
-    const live =
-      token &&
-      token.clientId === client.id &&
-      token.revokedAt === null &&
-      now < token.expiresAt &&
-      (token.rotatedAt === null || now <= graceEnd);
+    const read = await readTokenState(deps.store.tokens, presented, deps.now(), deps.config.refreshGrace);
+    // RFC 7662 §2.2: "active" means the token "has been issued by this authorization server, has not been revoked
+    // by the resource owner, and is within its given time window of validity". A rotated refresh token is still
+    // honoured while a replay of it would get its successor back, and not a moment longer.
+    const live = read && read.token.clientId === client.id && (read.state === 'active' || read.state === 'replayable');
     // RFC 7662 §2.2: "If the introspection call is properly authorized but the token is not active ...
     // the authorization server MUST return ... {"active": false}".
     if (!live) return { active: false };
+    const { token } = read;
     const resources = resourcesFor(deps.config.issuer);
     return {
       active: true,

@@ -2,6 +2,7 @@ import type { Store, Token } from '../store/types.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { grantedScopes, type Scope } from '../oauth/scopes.ts';
 import { sha256 } from '../oauth/tokens/secrets.ts';
+import { tokenState } from '../oauth/tokens/state.ts';
 import { whenReady, type MaybePromise } from '../util/maybe-promise.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
 
@@ -107,8 +108,10 @@ export function authorizeRequest(input: GuardInput, ctx: GuardContext): MaybePro
 /** The presented token's row (undefined when unknown) against the request: the caller, or the OAuthError to send. */
 function checkToken(token: Token | undefined, input: GuardInput, ctx: GuardContext): Caller {
   if (!token || token.kind !== 'access') throw invalidToken(ctx, input.resource, 'The access token is not recognised');
-  if (token.revokedAt !== null) throw invalidToken(ctx, input.resource, 'The access token was revoked');
-  if (ctx.now >= token.expiresAt) throw invalidToken(ctx, input.resource, 'The access token has expired');
+  // Access tokens are never rotated: their state is active, revoked or expired.
+  const state = tokenState(token, ctx.now);
+  if (state === 'revoked') throw invalidToken(ctx, input.resource, 'The access token was revoked');
+  if (state === 'expired') throw invalidToken(ctx, input.resource, 'The access token has expired');
   // RFC 8707 §2: a token bound to one resource is not accepted by another.
   if (token.resource !== null && token.resource !== resourceIdentifier(ctx.issuer, input.resource)) {
     throw invalidToken(ctx, input.resource, `The access token was issued for ${token.resource}`);

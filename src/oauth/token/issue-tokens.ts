@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.ts';
 import type { Client, Token } from '../../store/types.ts';
-import { deriveSecret, newSalt, newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
+import { newSalt, newSecret, PREFIX, sha256, successorSecrets } from '../tokens/secrets.ts';
 
 /** RFC 6749 §5.1 successful response (plus id_token when OpenID Connect adds one). */
 export interface TokenResponse {
@@ -73,8 +73,7 @@ export function mintPair(i: Issuance, deps: Deps): MintedPair {
  * the same old token and salt always give the same pair, on any instance.
  */
 export function deriveSuccessorPair(i: Issuance, oldRefreshToken: string, salt: string, deps: Deps): MintedPair {
-  const accessToken = deriveSecret(PREFIX.access, oldRefreshToken, salt, 'access');
-  const refreshToken = deriveSecret(PREFIX.refresh, oldRefreshToken, salt, 'refresh');
+  const { accessToken, refreshToken } = successorSecrets(oldRefreshToken, salt);
   return { accessToken, refreshToken, rows: rows(i, deps.now(), deps, accessToken, refreshToken) };
 }
 

@@ -31,4 +31,12 @@ export function deriveSecret(prefix: string, parent: string, salt: string, purpo
   return prefix + createHmac('sha256', parent).update(`${salt}:${purpose}`).digest('base64url');
 }
 
+/** The access and refresh tokens a refresh token is exchanged for (see deriveSecret). */
+export function successorSecrets(refreshToken: string, salt: string): { accessToken: string; refreshToken: string } {
+  return {
+    accessToken: deriveSecret(PREFIX.access, refreshToken, salt, 'access'),
+    refreshToken: deriveSecret(PREFIX.refresh, refreshToken, salt, 'refresh'),
+  };
+}
+
 export const newSalt = (): string => randomBytes(16).toString('base64url');

@@ -1,7 +1,11 @@
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../../../deps.ts';
+import type { Token } from '../../../store/types.ts';
 import { OAuthError } from '../../errors.ts';
 import { grantableScopes } from '../../roles.ts';
 import { formatScope, parseScope } from '../../scopes.ts';
 import { sha256 } from '../../tokens/secrets.ts';
+import { readTokenState, tokenState } from '../../tokens/state.ts';
 import { param, requiredParam } from '../form-params.ts';
 import type { GrantHandler } from '../grant-handler.ts';
 import { deriveSuccessorPair, tokenResponse } from '../issue-tokens.ts';
@@ -10,21 +14,36 @@ import { resolveTokenResource } from '../resource-param.ts';
 const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
 
 /**
+ * A retired refresh token came back: RFC 9700 §4.14.2, "The authorization server cannot determine which
+ * party submitted the invalid refresh token, but it will revoke the active refresh token." Every token of
+ * the family goes, the successor included.
+ */
+async function endFamily(current: Token, now: number, clientId: string, request: FastifyRequest, deps: Deps): Promise<never> {
+  const revoked = await deps.store.tokens.revokeFamily(current.familyId, now);
+  request.log.warn({ client_id: clientId, revoked }, 'refresh token reused after rotation; its family was revoked');
+  throw invalidGrant('The refresh token was already used');
+}
+
+/**
  * grant_type=refresh_token (RFC 6749 §6) with rotation: every use returns a
  * new refresh token and retires the old one, atomically. A replay inside the
  * grace window returns the same successor (two workers refreshing at once);
- * a replay after it ends the whole family (OAuth 2.0 Security BCP §4.14.2).
+ * a replay after it, or once the successor was used, ends the whole family
+ * (OAuth 2.0 Security BCP §4.14.2). The rule itself is tokenState's.
  */
 export const refreshTokenGrant = {
   grantType: 'refresh_token',
   async handle({ request, body, client, deps }) {
     const presented = requiredParam(body, 'refresh_token', 200);
     const now = deps.now();
-    const current = await deps.store.tokens.find(sha256(presented));
-    if (!current || current.kind !== 'refresh' || current.revokedAt !== null) throw invalidGrant('The refresh token is invalid or was revoked');
+    const grace = deps.config.refreshGrace;
+    const read = await readTokenState(deps.store.tokens, presented, now, grace);
+    if (!read || read.token.kind !== 'refresh' || read.state === 'revoked') throw invalidGrant('The refresh token is invalid or was revoked');
+    const current = read.token;
     // RFC 6749 §6: "validate the refresh token and ensure that it was issued to the authenticated client"
     if (current.clientId !== client.id) throw invalidGrant('The refresh token was issued to another client');
-    if (now >= current.expiresAt) throw invalidGrant('The refresh token has expired');
+    if (read.state === 'expired') throw invalidGrant('The refresh token has expired');
+    if (read.state === 'reused') return endFamily(current, now, client.id, request, deps);
 
     // Disconnecting an app deletes its grant and then revokes its tokens: a family whose
     // consent is gone must not live on through a token minted in between.
@@ -59,26 +78,14 @@ export const refreshTokenGrant = {
     if (result.status === 'rotated') return tokenResponse(pair, scope, deps.config.accessTokenTtl);
     // Stryker disable next-line ConditionalExpression: the only other status, 'unusable', needs a revocation to land between the read above and the rotation.
     if (result.status === 'already_rotated') {
-      const rotatedAt = result.token.rotatedAt ?? 0;
+      // Decided again on the row the rotation saw: a racing refresh may have rotated it, or used its successor, since the read above.
       const successor = await deps.store.tokens.find(sha256(pair.refreshToken!));
       const access = await deps.store.tokens.find(sha256(pair.accessToken));
-      // A request that started before the winner's rotation (negative difference) raced it: same window.
-      // With a grace of 0 every replay ends the family, even one in the same millisecond.
-      const withinGrace = deps.config.refreshGrace > 0 && now - rotatedAt <= deps.config.refreshGrace * 1000;
-      if (
-        withinGrace &&
-        successor &&
-        access &&
-        // Stryker disable next-line ConditionalExpression: every revocation that reaches the successor also revokes the presented token, refused above; only a race gets here.
-        successor.revokedAt === null &&
-        successor.rotatedAt === null
-      ) {
+      if (tokenState(result.token, now, { graceSeconds: grace, successor }) === 'replayable' && access) {
         const expiresIn = Math.max(0, Math.floor((access.expiresAt - now) / 1000));
         return tokenResponse(pair, access.scope, expiresIn);
       }
-      const revoked = await deps.store.tokens.revokeFamily(current.familyId, now);
-      request.log.warn({ client_id: client.id, revoked }, 'refresh token reused after rotation; its family was revoked');
-      throw invalidGrant('The refresh token was already used');
+      return endFamily(current, now, client.id, request, deps);
     }
     // Stryker disable next-line StringLiteral: 'unusable' after a successful read needs a revocation to land between the read and the rotation.
     throw invalidGrant('The refresh token is invalid or was revoked');
