@@ -8,7 +8,7 @@ import { registerErrorHandling, sendError } from './http/error-handler.ts';
 import { registerCors } from './http/cors.ts';
 import type { PathSet } from './http/path-set.ts';
 import { rejectNulCharacters } from './http/reject-nul.ts';
-import { registerSecurityHeaders, securityPolicy } from './http/security-headers.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { setStrictBodyValidation } from './http/validators.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
@@ -94,7 +94,7 @@ export async function buildApp(
   await registerRateLimit(app, deps.config, ops.metrics?.rateLimited);
   await app.register(cookie);
   await registerCsrf(app, deps.config);
-  registerSecurityHeaders(app, securityPolicy(deps.config.secureCookies));
+  registerSecurityHeaders(app, deps.config.secureCookies);
   await registerCors(app, CORS_PATHS);
   quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);
 

@@ -1,60 +1,39 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import helmet, { type HelmetOptions } from 'helmet';
 
 /**
- * Lyceum's policy. Pages may not be framed (clickjacking on the consent
- * page). form-action stays open: Chromium applies it to the redirect that
- * follows the consent form, which goes to the client. HSTS only when served
- * over https.
+ * The headers every response carries. Pages may not be framed (clickjacking
+ * on the consent page): CSP frame-ancestors and X-Frame-Options DENY.
+ * form-action stays open: Chromium applies it to the redirect that follows
+ * the consent form, which goes to the client. X-XSS-Protection is "0"
+ * because the old filter it switched on could itself be abused. HSTS only
+ * when served over https (RFC 6797 §7.2: "An HSTS Host MUST NOT include the
+ * STS header field in HTTP responses conveyed over non-secure transport").
  */
-export function securityPolicy(https: boolean): HelmetOptions {
-  return {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    hsts: https,
-    crossOriginResourcePolicy: false,
-  };
-}
-
-/**
- * The response headers helmet's middleware sets for `options`, read once by
- * running it against a recording response. The policy is helmet's; only its
- * application is ours: @fastify/helmet 13 builds the middleware again, CSP
- * parsing included, on every request, a large share of a small request's
- * time. Nothing in the set depends on the request (no CSP
- * nonces are used), so one copy serves every response.
- */
-export function securityHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
-  const headers: Record<string, string> = {};
-  const recorder = {
-    setHeader(name: string, value: string | number | readonly string[]) {
-      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-    },
-    removeHeader(name: string) {
-      delete headers[name.toLowerCase()];
-    },
-  };
-  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => {
-    if (err) throw err;
+export function securityHeaders(https: boolean): Readonly<Record<string, string>> {
+  return Object.freeze({
+    'content-security-policy': "default-src 'none';style-src 'self';img-src 'self' data:;frame-ancestors 'none';base-uri 'none'",
+    'cross-origin-opener-policy': 'same-origin',
+    'origin-agent-cluster': '?1',
+    'referrer-policy': 'no-referrer',
+    ...(https ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
+    'x-content-type-options': 'nosniff',
+    'x-dns-prefetch-control': 'off',
+    'x-download-options': 'noopen',
+    'x-frame-options': 'DENY',
+    'x-permitted-cross-domain-policies': 'none',
+    'x-xss-protection': '0',
   });
-  return Object.freeze(headers);
 }
 
-/** Every response carries the security headers; a route may still set its own value for one of them. */
-export function registerSecurityHeaders(app: FastifyInstance, options: HelmetOptions): void {
-  const headers = securityHeaders(options);
-  app.addHook('onRequest', (_request, reply, done) => {
+/**
+ * Every response carries the security headers; a route may still set its own
+ * value for one of them. Set as the request arrives rather than as the reply
+ * is sent, so a reply handed to the MCP transport (src/http/hijack.ts) holds
+ * them too.
+ */
+export function registerSecurityHeaders(app: FastifyInstance, https: boolean): void {
+  const headers = securityHeaders(https);
+  app.addHook('onRequest', async (_request, reply) => {
     reply.headers(headers);
-    done();
   });
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { securityHeaders, securityPolicy } from '../../src/http/security-headers.ts';
+import { securityHeaders } from '../../src/http/security-headers.ts';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { MCP_ACCEPT, mcpPost, rpc, toolCall, type McpResponse } from '../helpers/mcp.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
-/** Helmet's headers as every other response carries them (the test server runs on http). */
-const SECURITY = securityHeaders(securityPolicy(false));
+/** The security headers as every other response carries them (the test server runs on http). */
+const SECURITY = securityHeaders(false);
 
 /** The headers every /mcp answer must carry, whoever writes it (the transport or Fastify). */
 function expectMcpHeaders(res: Pick<McpResponse, 'headers'>, label: string): void {
