@@ -40,11 +40,6 @@ export default defineConfig(
     },
   },
   {
-    // NUL bytes mark the placeholders of a compiled query shape precisely because no SQL value contains them.
-    files: ['src/store/kysely/compiled-shapes.ts'],
-    rules: { 'no-control-regex': 'off' },
-  },
-  {
     // Kysely<any> takes a database of any schema; the OpenAPI test walks a parsed JSON document of any shape.
     files: ['src/store/kysely/direct-reads.ts', 'test/discovery/openapi.test.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

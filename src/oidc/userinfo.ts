@@ -7,7 +7,6 @@ import { protect } from '../resource/fastify-guard.ts';
 import { invalidToken } from '../resource/guard.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import type { User } from '../store/types.ts';
-import { whenReady } from '../util/maybe-promise.ts';
 
 /** The school role as an extension claim (documented in auth.md and claims_supported). */
 export const ROLE_CLAIM = 'school_role';
@@ -34,16 +33,14 @@ function claims(user: User, scopes: ReadonlySet<Scope>): Record<string, unknown>
  * email and email_verified. Needs a token with `openid`.
  */
 export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
-  // Not async: on SQLite the user is read at once and the claims are answered without waiting a turn.
-  const handler = (request: FastifyRequest, reply: FastifyReply) => {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('cache-control', 'no-store');
     const caller = request.caller;
     // Stryker disable next-line ConditionalExpression,StringLiteral: the openid guard refuses every caller without a token before this runs; the check narrows the type
     if (caller.kind !== 'token') throw new OAuthError('invalid_request', 'UserInfo needs a Bearer access token', 401);
-    return whenReady(deps.store.users.findById(caller.userId), (user) => {
-      if (!user) throw invalidToken({ store: deps.store, issuer: deps.config.issuer, now: deps.now() }, 'api', 'The user of this token no longer exists');
-      return claims(user, caller.scopes);
-    });
+    const user = await deps.store.users.findById(caller.userId);
+    if (!user) throw invalidToken({ store: deps.store, issuer: deps.config.issuer, now: deps.now() }, 'api', 'The user of this token no longer exists');
+    return claims(user, caller.scopes);
   };
   const preValidation = protect(deps, ['openid']);
   app.get(ENDPOINTS.userinfo, { preValidation, schema: USERINFO_SCHEMA }, handler);

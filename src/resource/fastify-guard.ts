@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, preValidationHookHandler } from 'fastify';
+import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Scope } from '../oauth/scopes.ts';
 import { authorizeRequest, type Caller } from './guard.ts';
@@ -26,30 +26,14 @@ function hasTokenParam(request: FastifyRequest): boolean {
  * A route's scope requirement, declared once: it guards the route and is
  * recorded for the protected-resource metadata and /openapi.json.
  */
-export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preValidationHookHandler {
+export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preValidationAsyncHookHandler {
   const resource = options.resource ?? 'api';
   const publicView = options.publicView ?? false;
   declareScopes(resource, required);
-  // A callback hook, not an async one: on SQLite the caller is known at once and the request goes on without waiting a turn.
-  return function checkBearer(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
-    let caller: ReturnType<typeof authorizeRequest>;
-    try {
-      caller = authorizeRequest(
-        { authorization: request.headers.authorization, tokenInQuery: hasTokenParam(request), required, resource, allowAnonymous: publicView, publicView },
-        { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
-      );
-    } catch (err) {
-      done(err as Error);
-      return;
-    }
-    if (caller instanceof Promise) {
-      caller.then((c) => {
-        request.caller = c;
-        done();
-      }, done);
-    } else {
-      request.caller = caller;
-      done();
-    }
+  return async function checkBearer(request) {
+    request.caller = await authorizeRequest(
+      { authorization: request.headers.authorization, tokenInQuery: hasTokenParam(request), required, resource, allowAnonymous: publicView, publicView },
+      { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
+    );
   };
 }

@@ -3,7 +3,6 @@ import { OAuthError } from '../oauth/errors.ts';
 import { grantedScopes, type Scope } from '../oauth/scopes.ts';
 import { sha256 } from '../oauth/tokens/secrets.ts';
 import { tokenState } from '../oauth/tokens/state.ts';
-import { whenReady, type MaybePromise } from '../util/maybe-promise.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
 
 /** Who is calling, as the guard decided. */
@@ -82,10 +81,8 @@ export function bearerTokenHash(authorization: string): string | undefined {
  * - malformed, unknown, expired, revoked or wrong-audience token → 401 invalid_token;
  * - valid token without every required scope → 403 insufficient_scope.
  * Does NOT check the user's role: granted scopes were already intersected with it.
- * The caller comes at once when the store answers at once (SQLite); a refusal
- * is thrown, or rejected when the lookup was asynchronous.
  */
-export function authorizeRequest(input: GuardInput, ctx: GuardContext): MaybePromise<Caller> {
+export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Promise<Caller> {
   if (input.tokenInQuery) {
     // RFC 9700 §2.4 / OAuth 2.1: tokens in URIs leak through logs and Referer; only the header is accepted.
     throw new OAuthError('invalid_request', 'Send the access token in the Authorization header, not in the query string or body');
@@ -102,7 +99,7 @@ export function authorizeRequest(input: GuardInput, ctx: GuardContext): MaybePro
   }
   const hash = bearerTokenHash(input.authorization);
   if (hash === undefined) throw invalidToken(ctx, input.resource, 'The Authorization header must be "Bearer <access token>"');
-  return whenReady(ctx.store.tokens.find(hash), (token) => checkToken(token, input, ctx));
+  return checkToken(await ctx.store.tokens.find(hash), input, ctx);
 }
 
 /** The presented token's row (undefined when unknown) against the request: the caller, or the OAuthError to send. */

@@ -8,7 +8,6 @@
  * stored only as SHA-256 hashes; nothing here knows a plaintext credential.
  */
 import type { Role } from '../oauth/roles.ts';
-import type { MaybePromise } from '../util/maybe-promise.ts';
 
 export interface User {
   id: string;
@@ -24,8 +23,7 @@ export interface UserStore {
   /** Contract: throws DuplicateError when the (lower-cased) email is taken. */
   create(user: User): Promise<void>;
   findByEmail(email: string): Promise<User | undefined>;
-  /** On every UserInfo request: answered at once where the store can (SQLite). */
-  findById(id: string): MaybePromise<User | undefined>;
+  findById(id: string): Promise<User | undefined>;
   list(): Promise<User[]>;
   /** Whether there is a user at all: `serve` asks at every start, so it reads one row, whatever the count. */
   any(): Promise<boolean>;
@@ -84,8 +82,7 @@ export interface ClientStore {
    * small batches; returns how many.
    */
   purgeNeverUsed(registeredBefore: number): Promise<number>;
-  /** On every token, introspection and authorization request: answered at once where the store can (SQLite). */
-  find(id: string): MaybePromise<Client | undefined>;
+  find(id: string): Promise<Client | undefined>;
   list(): Promise<Client[]>;
   /** Contract: deletes the client with its codes, tokens and grants; false if it did not exist. */
   delete(id: string): Promise<boolean>;
@@ -153,8 +150,7 @@ export type RotateResult =
 export interface TokenStore {
   /** Contract: inserts each token; a hash already present is left as it is (idempotent). */
   insert(tokens: Token[]): Promise<void>;
-  /** On every bearer-protected request: answered at once where the store can (SQLite). */
-  find(hash: string): MaybePromise<Token | undefined>;
+  find(hash: string): Promise<Token | undefined>;
   /**
    * Contract: atomically marks a live refresh token rotated and inserts its
    * successors in the same transaction. Exactly one of racing callers gets

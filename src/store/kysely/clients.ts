@@ -1,10 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
-import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
 import { insertIfRoom } from './conditional-insert.ts';
+import { keyLookup } from './direct-reads.ts';
 import { inBatches } from './purge.ts';
 import type { ClientsTable, Database } from './schema.ts';
-import { whenReady } from '../../util/maybe-promise.ts';
 
 /** lastUsedAt is kept to the minute: a token request writes it at most once a minute per client. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -27,11 +26,14 @@ function toClient(row: Selectable<ClientsTable>): Client {
  * transactions would each count without the other's row.
  */
 export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): ClientStore {
-  const findById = compiledLookup(db, (value) => db.selectFrom('clients').selectAll().where('id', '=', value(0) as string));
-  const insert = compiledInsert(db, 'clients');
+  // On every token, introspection and authorization request.
+  const findById = keyLookup(db, (id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
   return {
     async create(client) {
-      await insert(db, [{ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt, last_used_at: client.lastUsedAt ?? null }]);
+      await db
+        .insertInto('clients')
+        .values({ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt, last_used_at: client.lastUsedAt ?? null })
+        .execute();
     },
     async createWithinCap(client, maxClients) {
       // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
@@ -42,7 +44,10 @@ export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgr
         where (select count(*) from clients) < cast(${maxClients} as bigint)`;
       return insertIfRoom(db, kind, 'clients', insert);
     },
-    find: (id) => whenReady(findById(id), (row) => row && toClient(row)),
+    async find(id) {
+      const row = await findById(id);
+      return row && toClient(row);
+    },
     async list() {
       const rows = await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toClient);

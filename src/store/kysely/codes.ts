@@ -1,9 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuthorizationCode, CodeStore } from '../types.ts';
 import type { CodesTable, Database } from './schema.ts';
-import { compiledInsert } from './compiled-shapes.ts';
 import { purgeBefore } from './purge.ts';
-import { tokenRow } from './tokens.ts';
+import { insertTokens } from './tokens.ts';
 
 function toCode(row: Selectable<CodesTable>): AuthorizationCode {
   return {
@@ -23,12 +22,11 @@ function toCode(row: Selectable<CodesTable>): AuthorizationCode {
 }
 
 export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): CodeStore {
-  const insert = compiledInsert(db, 'authorization_codes');
-  const insertTokens = compiledInsert(db, 'tokens', 'hash');
   return {
     async save(code) {
-      await insert(db, [
-        {
+      await db
+        .insertInto('authorization_codes')
+        .values({
           hash: code.hash,
           client_id: code.clientId,
           user_id: code.userId,
@@ -42,8 +40,8 @@ export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Databa
           expires_at: code.expiresAt,
           created_at: code.createdAt,
           consumed_at: null,
-        },
-      ]);
+        })
+        .execute();
     },
     async consume(hash, now, issue) {
       // One conditional UPDATE: the database decides the single winner.
@@ -58,7 +56,7 @@ export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Databa
         if (!row) return undefined;
         const code = toCode(row);
         const tokens = issue ? issue(code) : [];
-        await insertTokens(trx, tokens.map(tokenRow));
+        await insertTokens(trx, tokens);
         return code;
       });
       if (won) return { status: 'consumed', code: won };

@@ -1,46 +1,46 @@
-import type { CompiledQuery, Kysely } from 'kysely';
-import type { MaybePromise } from '../../util/maybe-promise.ts';
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 
-/** Runs compiled reads at once; undefined when a read must go through Kysely's executor instead. */
-export interface DirectReads {
-  rows(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
-  /** The first row, or null when there is none. */
-  first(sql: string, parameters: readonly unknown[]): unknown;
-}
+/**
+ * Answers a compiled read at once: its first row, null when there is none,
+ * or undefined when the read must go through Kysely's executor instead.
+ */
+export type DirectRead = (sql: string, parameters: readonly unknown[]) => unknown;
 
-const registered = new WeakMap<Kysely<any>, DirectReads>();
+type AnyKysely = Kysely<any>;
+
+const registered = new WeakMap<AnyKysely, DirectRead>();
 
 /**
  * On SQLite every statement runs synchronously in this process, yet each
  * query through Kysely's executor waits for the connection's lock and
  * passes through several promise steps. A database registered here answers
- * its compiled reads directly (the SQL is still built and compiled by
- * Kysely) whenever that is what the executor would do anyway.
+ * its key lookups directly (the SQL is still built and compiled by Kysely)
+ * whenever that is what the executor would do anyway.
  */
-export function registerDirectReads(db: Kysely<any>, reads: DirectReads): void {
-  registered.set(db, reads);
-}
-
-/** The rows of a compiled read on `db`: directly where registered and safe, else through Kysely. */
-export async function readRows<Row>(db: Kysely<any>, query: CompiledQuery): Promise<Row[]> {
-  const rows = registered.get(db)?.rows(query.sql, query.parameters) as Row[] | undefined;
-  return rows ?? (await db.executeQuery<Row>(query)).rows;
+export function registerDirectReads(db: AnyKysely, read: DirectRead): void {
+  registered.set(db, read);
 }
 
 /**
- * The first row of a compiled read on `db` (a lookup by key), or undefined:
- * at once where answered directly. A failure is a rejected promise either
- * way, as callers of an asynchronous store expect. `parameters` replace the
- * query's own (a query compiled once, run with each call's values).
+ * A lookup on every request's path (a token by hash, a user or client by
+ * id): the first row of `build`'s query for the call's values, or undefined.
+ * The query is built and compiled on the first call only; later calls run
+ * the same SQL with their own values, directly where the database is
+ * registered. So `build` must bind each value once, in order, as the
+ * query's only parameters: checked on that first call.
  */
-export function readFirst<Row>(db: Kysely<any>, query: CompiledQuery, parameters: readonly unknown[] = query.parameters): MaybePromise<Row | undefined> {
-  let direct: unknown;
-  try {
-    direct = registered.get(db)?.first(query.sql, parameters);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  if (direct !== undefined) return (direct ?? undefined) as Row | undefined;
-  const run = parameters === query.parameters ? query : { ...query, parameters };
-  return db.executeQuery<Row>(run).then((result) => result.rows[0]);
+export function keyLookup<Row, Values extends unknown[]>(db: AnyKysely, build: (...values: Values) => Compilable<Row>): (...values: Values) => Promise<Row | undefined> {
+  let compiled: CompiledQuery | undefined;
+  return async (...values) => {
+    compiled ??= compileFor(build(...values).compile(), values);
+    const direct = registered.get(db)?.(compiled.sql, values);
+    if (direct !== undefined) return (direct ?? undefined) as Row | undefined;
+    return (await db.executeQuery<Row>({ ...compiled, parameters: values })).rows[0];
+  };
+}
+
+function compileFor(query: CompiledQuery, values: readonly unknown[]): CompiledQuery {
+  const same = query.parameters.length === values.length && query.parameters.every((p, i) => p === values[i]);
+  if (!same) throw new Error(`a key lookup's parameters must be its values in order: ${query.sql}`);
+  return query;
 }

@@ -1,25 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { SessionStore } from '../types.ts';
-import { compiledInsert, compiledLookup } from './compiled-shapes.ts';
 import type { Database } from './schema.ts';
 import { purgeBefore } from './purge.ts';
 
 export function kyselySessionStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): SessionStore {
-  // Written on every sign-in and read on every authorization request: compiled once.
-  const insert = compiledInsert(db, 'sessions');
-  const findLive = compiledLookup(db, (value) =>
-    db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('hash', '=', value(0) as string)
-      .where('expires_at', '>', value(1) as number),
-  );
   return {
     async create(s) {
-      await insert(db, [{ hash: s.hash, user_id: s.userId, auth_time: s.authTime, expires_at: s.expiresAt }]);
+      await db.insertInto('sessions').values({ hash: s.hash, user_id: s.userId, auth_time: s.authTime, expires_at: s.expiresAt }).execute();
     },
     async findLive(hash, now) {
-      const row = await findLive(hash, now);
+      const row = await db.selectFrom('sessions').selectAll().where('hash', '=', hash).where('expires_at', '>', now).executeTakeFirst();
       return (
         row && {
           hash: row.hash,

@@ -27,7 +27,7 @@ function withStatementCache(sqlite: SQLite.Database, onClose: () => void): { clo
 
 /**
  * Kysely on one better-sqlite3 connection, its statements kept prepared and
- * its compiled reads answered directly (src/store/kysely/direct-reads.ts)
+ * its key lookups answered directly (src/store/kysely/direct-reads.ts)
  * while no transaction is open. `onClose` runs before the connection closes.
  */
 export function sqliteKysely(sqlite: SQLite.Database, onClose: () => void = () => {}): Kysely<Database> {
@@ -35,17 +35,10 @@ export function sqliteKysely(sqlite: SQLite.Database, onClose: () => void = () =
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   // A Kysely transaction holds this one connection across awaits: a read from outside it goes
   // through the executor, which waits for the connection's lock, so it never sees uncommitted rows.
-  const reader = (sql: string) => {
+  registerDirectReads(db, (sql, parameters) => {
     if (sqlite.inTransaction) return undefined;
     const stmt = statements.prepare(sql);
-    return stmt.reader ? stmt : undefined;
-  };
-  registerDirectReads(db, {
-    rows: (sql, parameters) => reader(sql)?.all(parameters),
-    first: (sql, parameters) => {
-      const stmt = reader(sql);
-      return stmt && (stmt.get(parameters) ?? null);
-    },
+    return stmt.reader ? (stmt.get(parameters) ?? null) : undefined;
   });
   return db;
 }

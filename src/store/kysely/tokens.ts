@@ -1,7 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
-import { compiledInsert, compiledLookup, compiledOnce } from './compiled-shapes.ts';
-import { whenReady } from '../../util/maybe-promise.ts';
+import { keyLookup } from './direct-reads.ts';
 import { purgeBefore } from './purge.ts';
 import type { Database, TokensTable } from './schema.ts';
 
@@ -23,7 +22,7 @@ function toToken(row: Selectable<TokensTable>): Token {
   };
 }
 
-export function tokenRow(t: Token): Insertable<TokensTable> {
+function tokenRow(t: Token): Insertable<TokensTable> {
   return {
     hash: t.hash,
     kind: t.kind,
@@ -41,33 +40,39 @@ export function tokenRow(t: Token): Insertable<TokensTable> {
   };
 }
 
+/** Inserts the tokens on `q` (the database or a transaction); a hash already present is left as it is. */
+export async function insertTokens(q: Kysely<Database>, tokens: Token[]): Promise<void> {
+  if (tokens.length === 0) return;
+  await q
+    .insertInto('tokens')
+    .values(tokens.map(tokenRow))
+    .onConflict((oc) => oc.column('hash').doNothing())
+    .execute();
+}
+
 export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): TokenStore {
-  // Issuing and rotating run on every token grant: their SQL is compiled once.
-  const insertRows = compiledInsert(db, 'tokens', 'hash');
-  const insert = (q: Kysely<Database>, tokens: Token[]) => insertRows(q, tokens.map(tokenRow));
-  // The rotation's claim: the refresh token is marked rotated only while it is still usable.
-  const claim = compiledOnce((value) =>
-    db
-      .updateTable('tokens')
-      .set({ rotated_at: value(0) as number })
-      .where('hash', '=', value(1) as string)
-      .where('kind', '=', 'refresh')
-      .where('rotated_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .returningAll(),
-  );
-
-  // The lookup behind every bearer-protected request, built and compiled once; only the hash changes.
-  const findByHash = compiledLookup(db, (value) => db.selectFrom('tokens').selectAll().where('hash', '=', value(0) as string));
-
+  // The lookup behind every bearer-protected request.
+  const findByHash = keyLookup(db, (hash: string) => db.selectFrom('tokens').selectAll().where('hash', '=', hash));
   return {
-    insert: (tokens) => insert(db, tokens),
-    find: (hash) => whenReady(findByHash(hash), (row) => row && toToken(row)),
+    insert: (tokens) => insertTokens(db, tokens),
+    async find(hash) {
+      const row = await findByHash(hash);
+      return row && toToken(row);
+    },
     async rotate(hash, now, successors) {
       return db.transaction().execute(async (trx) => {
-        const [won] = (await trx.executeQuery<Selectable<TokensTable>>(claim([now, hash]))).rows;
+        // The claim: the refresh token is marked rotated only while it is still usable.
+        const won = await trx
+          .updateTable('tokens')
+          .set({ rotated_at: now })
+          .where('hash', '=', hash)
+          .where('kind', '=', 'refresh')
+          .where('rotated_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .returningAll()
+          .executeTakeFirst();
         if (won) {
-          await insert(trx, successors);
+          await insertTokens(trx, successors);
           return { status: 'rotated' as const, token: toToken(won) };
         }
         const row = await trx.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();

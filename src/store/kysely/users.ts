@@ -2,9 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import { isRole } from '../../oauth/roles.ts';
 import { DuplicateError, type User, type UserStore } from '../types.ts';
 import type { Database, UsersTable } from './schema.ts';
-import { compiledLookup } from './compiled-shapes.ts';
+import { keyLookup } from './direct-reads.ts';
 import { isUniqueViolation } from './unique-violation.ts';
-import { whenReady } from '../../util/maybe-promise.ts';
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -19,7 +18,8 @@ function toUser(row: Selectable<UsersTable>): User {
 }
 
 export function kyselyUserStore(db: Kysely<Database>): UserStore {
-  const findById = compiledLookup(db, (value) => db.selectFrom('users').selectAll().where('id', '=', value(0) as string));
+  // On every UserInfo request.
+  const findById = keyLookup(db, (id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
   return {
     async create(user) {
       try {
@@ -44,7 +44,10 @@ export function kyselyUserStore(db: Kysely<Database>): UserStore {
       const row = await db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
       return row && toUser(row);
     },
-    findById: (id) => whenReady(findById(id), (row) => row && toUser(row)),
+    async findById(id) {
+      const row = await findById(id);
+      return row && toUser(row);
+    },
     async any() {
       return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
     },
