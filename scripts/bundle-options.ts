@@ -4,7 +4,6 @@
  * esbuild options, so what the bench compares Lyceum with is built the same way.
  */
 import type { BuildOptions } from 'esbuild';
-import { lazyModules } from './lazy-modules.ts';
 
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -14,9 +13,9 @@ export const BUNDLE_OPTIONS = {
   target: 'node20.19',
   // Native addons load their .node files from node_modules at run time, so they stay there.
   // pg-native is pg's optional native driver, which Lyceum neither uses nor installs.
-  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native'],
-  // Code the server never calls, left out of what Node compiles at start (scripts/lazy-modules.ts).
-  plugins: [lazyModules],
+  // light-my-request is Fastify's inject(), which the server never calls: Fastify requires it
+  // only on inject()'s first call, so left in node_modules it is never compiled at start.
+  external: ['better-sqlite3', '@node-rs/argon2', 'pg-native', 'light-my-request'],
   // CommonJS dependencies (Fastify, pino, pg, ...) call require() for Node's built-ins;
   // an ES module has no require of its own, so each output file makes one.
   banner: { js: "import { createRequire as __lyceumCreateRequire } from 'node:module';\nconst require = __lyceumCreateRequire(import.meta.url);" },
