@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRole, ROLES } from '../oauth/roles.ts';
+import { isRole, ROLES } from '../access/roles.ts';
 import type { Store } from '../store/types.ts';
 import { isEmailAddress } from '../users/email-address.ts';
 import { changePassword } from '../users/password-change.ts';

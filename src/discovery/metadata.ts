@@ -1,7 +1,7 @@
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
 import { SIGNING_ALGS } from '../oidc/keyring.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
-import { SCOPE_NAMES } from '../oauth/scopes.ts';
+import { SCOPE_NAMES } from '../access/scopes.ts';
 import { GRANT_HANDLERS } from '../oauth/token/route.ts';
 import { declaredScopes, resourceIdentifier, type ResourceName } from '../resource/protected-resources.ts';
 

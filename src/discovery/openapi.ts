@@ -1,7 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
-import { SCOPES } from '../oauth/scopes.ts';
+import { SCOPES } from '../access/scopes.ts';
 import { OAUTH_SCHEME } from '../platform/routes/openapi-security.ts';
 import { withDocumentedRequest } from './route-docs.ts';
 

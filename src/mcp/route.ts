@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
 import { hijackWithHeaders } from '../http/hijack.ts';
 import { rateLimitPerMinute } from '../http/rate-limit.ts';
-import type { Scope } from '../oauth/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
 import { rejectForeignOriginOrHost } from './dns-rebinding.ts';

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import type { Scope } from '../oauth/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import type { Caller } from '../resource/guard.ts';
 

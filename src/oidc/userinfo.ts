@@ -5,7 +5,7 @@ import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { protect } from '../resource/fastify-guard.ts';
 import { invalidToken } from '../resource/guard.ts';
-import type { Scope } from '../oauth/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 import type { User } from '../store/types.ts';
 
 /** The school role as an extension claim (documented in auth.md and claims_supported). */

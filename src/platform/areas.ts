@@ -1,4 +1,4 @@
-import type { Scope } from '../oauth/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 import type { Fields } from './fields.ts';
 
 /**

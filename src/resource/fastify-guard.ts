@@ -1,6 +1,6 @@
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { Deps } from '../deps.ts';
-import type { Scope } from '../oauth/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 import { authorizeRequest, type Caller } from './guard.ts';
 import { declareScopes, type ResourceName } from './protected-resources.ts';
 

@@ -1,6 +1,6 @@
 import type { Store, Token } from '../store/types.ts';
 import { OAuthError } from '../oauth/errors.ts';
-import { grantedScopes, type Scope } from '../oauth/scopes.ts';
+import { grantedScopes, type Scope } from '../access/scopes.ts';
 import { sha256 } from '../oauth/tokens/secrets.ts';
 import { tokenState } from '../oauth/tokens/state.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';

@@ -1,5 +1,5 @@
 import { resourcesFor } from '../oauth/resources.ts';
-import type { Scope } from '../oauth/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 
 export type ResourceName = 'api' | 'mcp';
 

@@ -7,7 +7,7 @@
  * credentials (tokens, codes, client secrets, session ids) are passed in and
  * stored only as SHA-256 hashes; nothing here knows a plaintext credential.
  */
-import type { Role } from '../oauth/roles.ts';
+import type { Role } from '../access/roles.ts';
 
 export interface User {
   id: string;

@@ -7,7 +7,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { expect } from 'vitest';
 import { AREAS, type AreaDef } from '../../src/platform/areas.ts';
 import { recordToRow, type FieldDef } from '../../src/platform/fields.ts';
-import { SCOPE_NAMES, type Scope } from '../../src/oauth/scopes.ts';
+import { SCOPE_NAMES, type Scope } from '../../src/access/scopes.ts';
 import { contractOf } from './area-contract.ts';
 import { readJson, type JsonResponse } from './bearer.ts';
 import { exchangeCode, registerClient, startFlowServer, type FlowServer, type RegisteredClient, type TokenSet } from './flow.ts';

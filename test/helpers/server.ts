@@ -1,7 +1,7 @@
 import { loadConfig } from '../../src/config/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createUser } from '../../src/cli/users.ts';
-import type { Role } from '../../src/oauth/roles.ts';
+import type { Role } from '../../src/access/roles.ts';
 import { freshDatabaseUrl, type StoreKind } from './stores.ts';
 import { freePort } from '../../scripts/free-port.ts';
 

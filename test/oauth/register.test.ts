@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPE_NAMES } from '../../src/oauth/scopes.ts';
+import { SCOPE_NAMES } from '../../src/access/scopes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 

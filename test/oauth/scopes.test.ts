@@ -1,9 +1,9 @@
 /**
- * grantedScopes (src/oauth/scopes.ts): the known scopes of a stored scope
+ * grantedScopes (src/access/scopes.ts): the known scopes of a stored scope
  * string, kept per string; every bearer request asks it of its token.
  */
 import { describe, expect, it } from 'vitest';
-import { grantedScopes } from '../../src/oauth/scopes.ts';
+import { grantedScopes } from '../../src/access/scopes.ts';
 
 describe('grantedScopes', () => {
   it('holds the known scopes of the string and nothing else', () => {

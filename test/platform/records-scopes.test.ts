@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AREA_LIST, type AreaDef } from '../../src/platform/areas.ts';
-import type { Scope } from '../../src/oauth/scopes.ts';
+import type { Scope } from '../../src/access/scopes.ts';
 import { AREA_CONTRACT, contractOf } from '../helpers/area-contract.ts';
 import { parseChallenge } from '../helpers/bearer.ts';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Scope } from '../../src/oauth/scopes.ts';
+import type { Scope } from '../../src/access/scopes.ts';
 import { AREAS } from '../../src/platform/areas.ts';
 import { RecordService } from '../../src/platform/records.ts';
 import { verifyPassword } from '../../src/users/passwords.ts';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import type { User } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
-import { grantableScopes } from '../roles.ts';
-import { formatScope } from '../scopes.ts';
+import { grantableScopes } from '../../access/roles.ts';
+import { formatScope } from '../../access/scopes.ts';
 import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
 import type { AuthorizationRequest } from './validate-request.ts';
 

@@ -10,7 +10,7 @@ import { APPS_PATH } from '../../web/connected-apps.ts';
 import { readSession, startSession, type SignedIn } from '../../web/session.ts';
 import { ENDPOINTS, WEB_PATHS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
-import { grantableScopes } from '../roles.ts';
+import { grantableScopes } from '../../access/roles.ts';
 import { issueCode } from './issue-code.ts';
 import { redirectToClient } from './redirect.ts';
 import {

@@ -4,7 +4,7 @@ import { OAuthError } from '../errors.ts';
 import { matchRegisteredRedirectUri } from '../loopback.ts';
 import { isWellFormedS256Challenge } from '../pkce.ts';
 import { checkResource, resourcesFor } from '../resources.ts';
-import { parseScope, type Scope } from '../scopes.ts';
+import { parseScope, type Scope } from '../../access/scopes.ts';
 
 export type RawParams = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import type { Config } from '../../config/index.ts';
 import type { ClientMetadata } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { checkLoopbackRedirectUri } from '../loopback.ts';
-import { formatScope, parseScope } from '../scopes.ts';
+import { formatScope, parseScope } from '../../access/scopes.ts';
 
 const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'];
 const AUTH_METHODS = ['none', 'client_secret_post'] as const;

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { isRole } from '../../oauth/roles.ts';
+import { isRole } from '../../access/roles.ts';
 import { DuplicateError, type User, type UserStore } from '../types.ts';
 import type { Database, UsersTable } from './schema.ts';
 import { keyLookup } from './direct-reads.ts';

@@ -1,4 +1,4 @@
-import { describeScope, isScope } from '../../oauth/scopes.ts';
+import { describeScope, isScope } from '../../access/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 

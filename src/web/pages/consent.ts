@@ -1,4 +1,4 @@
-import { describeScope, type Scope } from '../../oauth/scopes.ts';
+import { describeScope, type Scope } from '../../access/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
 
