@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isRole, ROLES } from '../access/roles.ts';
 import type { Store } from '../store/types.ts';
-import { isEmailAddress } from '../users/email-address.ts';
+import { isEmailAddress } from '../util/email-address.ts';
 import { changePassword } from '../users/password-change.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../users/passwords.ts';
 import { parseFlags, UsageError } from './args.ts';

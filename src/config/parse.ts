@@ -9,8 +9,8 @@ import { isIP } from 'node:net';
 // build brings every check and its locales, all compiled and run at every start.
 // Its default messages are not loaded, so every check below says its own.
 import { enum as zodEnum, maxLength, maximum, minLength, minimum, number, pipe, regex, string, transform, type ZodMiniType } from 'zod/mini';
-import { isLoopbackHost } from '../oauth/loopback.ts';
-import { isEmailAddress } from '../users/email-address.ts';
+import { isLoopbackHost } from '../util/loopback-host.ts';
+import { isEmailAddress } from '../util/email-address.ts';
 
 /** A value a setting refuses. The message says why, without the variable's name (loadConfig puts it in front). */
 export class RefusedValue extends Error {

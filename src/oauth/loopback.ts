@@ -5,19 +5,6 @@
  * `127.1`, `2130706433` or `/x/../cb` never stand in for what was registered.
  */
 
-const LOOPBACK_NAMES = new Set([
-  '127.0.0.1',
-  '[::1]',
-  // Stryker disable next-line StringLiteral: the only caller passes URL.hostname, which keeps the brackets of an IPv6 host, so '::1' never reaches this set.
-  '::1',
-  'localhost',
-]);
-
-export function isLoopbackHost(hostname: string): boolean {
-  // Stryker disable next-line MethodExpression: the only caller passes URL.hostname, which the URL parser has already lowercased.
-  return LOOPBACK_NAMES.has(hostname.toLowerCase());
-}
-
 /** The parts of a loopback URI as written: host, optional port, and the rest (path and query). */
 interface LoopbackParts {
   host: string;
