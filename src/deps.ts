@@ -1,5 +1,5 @@
 import type { Config } from './config/index.ts';
-import type { KeyRing } from './oidc/keyring.ts';
+import type { KeyRing } from './keys/keyring.ts';
 import type { Store } from './store/types.ts';
 
 export interface IdTokenInput {

@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { idTokenSigner } from './oidc/id-token.ts';
-import { KeyRing } from './oidc/keyring.ts';
+import { KeyRing } from './keys/keyring.ts';
 import { Readiness } from './ops/health.ts';
 import type { AppMetrics } from './ops/metrics.ts';
 import { openStore } from './store/kysely/open.ts';

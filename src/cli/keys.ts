@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import { KeyRing } from '../oidc/keyring.ts';
+import { KeyRing } from '../keys/keyring.ts';
 import type { Store } from '../store/types.ts';
 import { UsageError } from './args.ts';
 

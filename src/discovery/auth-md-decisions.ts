@@ -4,7 +4,7 @@ import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
-import { SIGNING_ALGS } from '../oidc/keyring.ts';
+import { SIGNING_ALGS } from '../keys/keyring.ts';
 import { bullets, code, duration } from './markdown.ts';
 
 /**

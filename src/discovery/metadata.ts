@@ -1,5 +1,5 @@
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
-import { SIGNING_ALGS } from '../oidc/keyring.ts';
+import { SIGNING_ALGS } from '../keys/keyring.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { SCOPE_NAMES } from '../access/scopes.ts';
 import { GRANT_HANDLERS } from '../oauth/token/route.ts';

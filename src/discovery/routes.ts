@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
-import type { KeyRing } from '../oidc/keyring.ts';
+import type { KeyRing } from '../keys/keyring.ts';
 import { PRM_PATHS } from '../resource/protected-resources.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 

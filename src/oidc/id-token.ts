@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Config } from '../config/index.ts';
 import type { IdTokenInput, IdTokenSigner } from '../deps.ts';
-import type { KeyRing } from './keyring.ts';
+import type { KeyRing } from '../keys/keyring.ts';
 
 /**
  * OIDC Core §3.1.3.6 at_hash: "the base64url encoding of the left-most half of

@@ -2,7 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import csrf from '@fastify/csrf-protection';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { Config } from '../config/index.ts';
-import { resolveKeysSecret } from '../oidc/keys-secret.ts';
+import { resolveKeysSecret } from '../keys/keys-secret.ts';
 import { sameOriginOnly } from './same-origin.ts';
 import { cookieOptions, csrfCookieName, sessionCookieName } from './session.ts';
 
