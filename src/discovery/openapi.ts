@@ -2,8 +2,8 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { SCOPES } from '../access/scopes.ts';
-import { OAUTH_SCHEME } from '../platform/routes/openapi-security.ts';
-import { withDocumentedRequest } from './route-docs.ts';
+import { OAUTH_SCHEME } from '../resource/openapi-security.ts';
+import { withDocumentedRequest } from '../http/route-docs.ts';
 
 /**
  * Pages for people in a browser (the home page, sign-in, consent, their

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { INTROSPECTION_SCHEMA } from '../discovery/oauth-schemas.ts';
+import { INTROSPECTION_SCHEMA } from './schemas.ts';
 import { resourcesFor } from './resources.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { authenticateClient } from './token/client-auth.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { USERINFO_SCHEMA } from '../discovery/oauth-schemas.ts';
+import { USERINFO_SCHEMA } from './userinfo-schema.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { protect } from '../resource/fastify-guard.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { errorResponses } from '../discovery/route-docs.ts';
+import { errorResponses } from '../http/route-docs.ts';
 import type { Store } from '../store/types.ts';
 
 /**

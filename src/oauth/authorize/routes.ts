@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { AUTHORIZE_SCHEMA, HIDDEN } from '../../discovery/oauth-schemas.ts';
+import { AUTHORIZE_SCHEMA, HIDDEN } from '../schemas.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { verifyPassword } from '../../users/passwords.ts';
 import { claimCheck, passwordRight, passwordWrong, tooManyFailures } from '../../users/sign-in-throttle.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { REGISTRATION_SCHEMA } from '../../discovery/oauth-schemas.ts';
+import { REGISTRATION_SCHEMA } from '../schemas.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';

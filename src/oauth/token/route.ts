@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { TOKEN_SCHEMA } from '../../discovery/oauth-schemas.ts';
+import { TOKEN_SCHEMA } from '../schemas.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
 import { authenticateClient } from './client-auth.ts';

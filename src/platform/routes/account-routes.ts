@@ -7,7 +7,7 @@ import { AREAS } from '../areas.ts';
 import { recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
 import { errorResponses } from './error-responses.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 import { API_PREFIX } from './records-routes.ts';
 import { tokenCaller } from './token-caller.ts';
 

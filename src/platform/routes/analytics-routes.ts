@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { protect } from '../../resource/fastify-guard.ts';
 import { AnalyticsService, type AnalyticsQuery } from '../analytics.ts';
 import { errorResponses } from './error-responses.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 import { API_PREFIX } from './records-routes.ts';
 
 const DAY = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };

@@ -5,7 +5,7 @@ import { protect } from '../../resource/fastify-guard.ts';
 import { APPEARANCE_DEFAULTS, AppearanceService, LOGO_PATH, THEMES, type AppearancePatch } from '../appearance.ts';
 import { FILE_ID_PATTERN, FileService } from '../files/file-service.ts';
 import { errorResponses } from './error-responses.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 import { API_PREFIX } from './records-routes.ts';
 import { sendFile } from './send-file.ts';
 

@@ -6,7 +6,7 @@ import { CurriculumService, curriculumView, type ReorderInput } from '../curricu
 import { recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
 import { errorResponses } from './error-responses.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 import { API_PREFIX } from './records-routes.ts';
 
 const ID = { type: 'string', minLength: 1, maxLength: 100 };

@@ -5,7 +5,7 @@ import { protect } from '../../resource/fastify-guard.ts';
 import { AREA_LIST, type AreaDef } from '../areas.ts';
 import { createSchema, recordSchema, updateSchema } from '../fields.ts';
 import { RecordService, viewFor } from '../records.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 
 export const API_PREFIX = '/api/v1';
 

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { protect } from '../../resource/fastify-guard.ts';
 import { projectSchool, SCHOOL_DEFAULTS, SchoolSettingsService, type SchoolPatch } from '../school-settings.ts';
 import { errorResponses } from './error-responses.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 import { API_PREFIX } from './records-routes.ts';
 
 const nullableString = (description: string, maxLength: number) => ({ type: 'string', nullable: true, maxLength, description });

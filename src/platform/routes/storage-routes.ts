@@ -7,7 +7,7 @@ import type { StoredFile } from '../../store/types.ts';
 import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
 import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
 import { errorResponses } from './error-responses.ts';
-import { securityFor } from './openapi-security.ts';
+import { securityFor } from '../../resource/openapi-security.ts';
 import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
 import { API_PREFIX } from './records-routes.ts';
 import { sendFile } from './send-file.ts';

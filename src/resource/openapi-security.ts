@@ -1,4 +1,4 @@
-import type { Scope } from '../../access/scopes.ts';
+import type { Scope } from '../access/scopes.ts';
 
 export const OAUTH_SCHEME = 'lyceum_oauth';
 

@@ -1,17 +1,16 @@
 import type { FastifySchema } from 'fastify';
-import { OAUTH_SCHEME } from '../platform/routes/openapi-security.ts';
-import { describeRoute, errorResponses, stringParams } from './route-docs.ts';
+import { describeRoute, errorResponses, stringParams } from '../http/route-docs.ts';
 
 /**
- * OpenAPI descriptions of the OAuth and OpenID Connect routes. Request parts
- * are documentation only (see route-docs.ts): the endpoints keep judging
+ * OpenAPI descriptions of the OAuth routes. Request parts
+ * are documentation only (see http/route-docs.ts): the endpoints keep judging
  * their own parameters, with their own error codes.
  */
 
 const FORM = ['application/x-www-form-urlencoded'];
 const HTML = { type: 'string', description: 'HTML page' };
 const html = (description: string) => ({ description, content: { 'text/html': { schema: HTML } } });
-const noStore = { 'cache-control': { type: 'string', description: 'no-store' } };
+export const noStore = { 'cache-control': { type: 'string', description: 'no-store' } };
 
 /** Routes for people in a browser only (sign-in and consent forms): not part of the API. */
 export const HIDDEN: FastifySchema = { hide: true };
@@ -220,32 +219,3 @@ export const INTROSPECTION_SCHEMA = describeRoute(
   },
   { body: stringParams({ token: 'The token to introspect', token_type_hint: 'access_token or refresh_token (optional)', ...CLIENT_AUTH }, ['token', 'client_id']) },
 );
-
-const CHALLENGE = { 'www-authenticate': { type: 'string', description: 'Bearer challenge with error and resource_metadata (RFC 6750 §3, RFC 9728 §5.1)' } };
-
-export const USERINFO_SCHEMA: FastifySchema = {
-  tags: ['oauth'],
-  summary: 'OpenID Connect UserInfo',
-  description: 'Claims about the signed-in user (OpenID Connect Core §5.3): sub always; profile adds name, preferred_username, updated_at and school_role; email adds email and email_verified. GET or POST.',
-  security: [{ [OAUTH_SCHEME]: ['openid'] }],
-  response: {
-    200: {
-      type: 'object',
-      description: 'Claims',
-      required: ['sub'],
-      properties: {
-        sub: { type: 'string', description: 'Stable user identifier' },
-        name: { type: 'string', description: 'profile' },
-        preferred_username: { type: 'string', description: 'profile: local part of the email address' },
-        updated_at: { type: 'integer', description: 'profile: seconds since the epoch' },
-        school_role: { type: 'string', enum: ['owner', 'admin', 'lecturer', 'student'], description: 'profile: role in the school' },
-        email: { type: 'string', description: 'email' },
-        email_verified: { type: 'boolean', description: 'email: always false' },
-      },
-      headers: noStore,
-    },
-    400: { ...errorResponses({ 400: '' })[400], description: 'invalid_request: access_token in the query string or body' },
-    401: { ...errorResponses({ 401: '' })[401], description: 'invalid_token (with WWW-Authenticate), or invalid_request without a token (no challenge)', headers: CHALLENGE },
-    403: { ...errorResponses({ 403: '' })[403], description: 'insufficient_scope: the token lacks openid', headers: CHALLENGE },
-  },
-};
