@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
 import { BODY_LIMIT_BYTES } from './http/body-limits.ts';
-import { registerErrorHandling, sendError } from './http/error-handler.ts';
+import { errorSender, registerErrorHandling } from './http/error-handler.ts';
 import { registerCors } from './http/cors.ts';
 import type { PathSet } from './http/path-set.ts';
 import { rejectNulCharacters } from './http/reject-nul.ts';
@@ -31,6 +31,7 @@ import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerConnectedApps } from './web/connected-apps.ts';
 import { registerHome } from './web/home.ts';
+import { httpErrorPage } from './web/pages/error.ts';
 import { registerCsrf } from './web/csrf.ts';
 import { OPS_PATHS, Readiness, registerHealthRoutes } from './ops/health.ts';
 import type { AppMetrics } from './ops/metrics.ts';
@@ -69,6 +70,7 @@ export async function buildApp(
   ops: Operations = { readiness: new Readiness(deps.store, deps.config.readyTimeoutMs) },
 ): Promise<FastifyInstance> {
   const logger = appLogger(deps.config.logLevel);
+  const sendError = errorSender(httpErrorPage);
   const app = Fastify({
     logger: logger.options,
     logController: new OneLinePerRequest(deps.config.accessLog),
@@ -84,7 +86,7 @@ export async function buildApp(
   rejectNulCharacters(app);
   setStrictBodyValidation(app);
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, sendError);
   // First, so that every response is counted, those the plugins below answer included.
   ops.metrics?.instrument(app);
   // Response schemas document the API (/openapi.json); bodies are serialized as they are.

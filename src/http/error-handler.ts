@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OAuthError } from '../oauth/errors.ts';
-import { errorPage } from '../web/pages/error.ts';
+import { httpError, HttpError } from './http-error.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -10,22 +9,23 @@ declare module 'fastify' {
 }
 
 /**
- * The one place that maps errors to HTTP. OAuth errors keep their status and
- * headers; framework errors below 500 become `invalid_request`; anything else
- * is a 500 `server_error` whose detail stays in the log, never in the body.
+ * The one place that maps errors to HTTP. HttpErrors (OAuth and platform errors
+ * alike) keep their status and headers; framework errors below 500 become
+ * `invalid_request`; anything else is a 500 `server_error` whose detail stays in
+ * the log, never in the body.
  */
-export function toOAuthError(err: unknown): OAuthError {
-  if (err instanceof OAuthError) return err;
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
   const fe = err as Partial<FastifyError>;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (fe.code === 'FST_CSRF_INVALID_TOKEN' || fe.code === 'FST_CSRF_MISSING_SECRET') {
-    return new OAuthError('invalid_csrf', 'The form expired or was not sent from this site. Go back, reload the page and try again.');
+    return httpError('invalid_csrf', 'The form expired or was not sent from this site. Go back, reload the page and try again.');
   }
-  if (status === 429) return new OAuthError('too_many_requests', 'Too many requests; slow down and retry later.');
+  if (status === 429) return httpError('too_many_requests', 'Too many requests; slow down and retry later.');
   if (status >= 400 && status < 500) {
-    return new OAuthError('invalid_request', describeClientError(fe), status);
+    return httpError('invalid_request', describeClientError(fe), status);
   }
-  return new OAuthError('server_error', 'The server could not complete the request.');
+  return httpError('server_error', 'The server could not complete the request.');
 }
 
 function describeClientError(fe: Partial<FastifyError>): string {
@@ -44,26 +44,28 @@ function describeClientError(fe: Partial<FastifyError>): string {
   }
 }
 
-const TITLES: Record<string, string> = {
-  invalid_csrf: 'Form not accepted',
-  too_many_requests: 'Too many attempts',
-  server_error: 'Something went wrong',
-};
+/** Renders the HTML page a browser route answers an error with (web/pages/error.ts). */
+export type ErrorPage = (code: string, description: string) => string;
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
-  const e = toOAuthError(err);
-  if (e.status >= 500) request.log.error({ err }, 'request failed');
-  reply.code(e.status).headers(e.headers);
-  reply.header('cache-control', 'no-store');
-  if (request.routeOptions.config?.html) {
-    return reply.type('text/html; charset=utf-8').send(errorPage(TITLES[e.code] ?? 'This request cannot be completed', e.code, e.description));
-  }
-  return reply.type('application/json; charset=utf-8').send(e.toJSON());
+export type SendError = (request: FastifyRequest, reply: FastifyReply, err: unknown) => FastifyReply;
+
+/** The error sender: JSON on API routes, the given page on browser routes. */
+export function errorSender(page: ErrorPage): SendError {
+  return (request, reply, err) => {
+    const e = toHttpError(err);
+    if (e.status >= 500) request.log.error({ err }, 'request failed');
+    reply.code(e.status).headers(e.headers);
+    reply.header('cache-control', 'no-store');
+    if (request.routeOptions.config?.html) {
+      return reply.type('text/html; charset=utf-8').send(page(e.code, e.description));
+    }
+    return reply.type('application/json; charset=utf-8').send(e.toJSON());
+  };
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, sendError: SendError): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new OAuthError('not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`)),
+    sendError(request, reply, httpError('not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`)),
   );
 }

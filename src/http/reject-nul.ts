@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OAuthError } from '../oauth/errors.ts';
+import { httpError } from './http-error.ts';
 
 function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
@@ -19,7 +19,7 @@ function holdsNul(value: unknown, depth = 0): boolean {
 export function rejectNulCharacters(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     if (holdsNul(request.query) || holdsNul(request.params) || holdsNul(request.body)) {
-      done(new OAuthError('invalid_request', 'Parameters must not contain NUL characters'));
+      done(httpError('invalid_request', 'Parameters must not contain NUL characters'));
     } else done();
   });
 }

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { z } from 'zod';
-import { OAuthError } from '../oauth/errors.ts';
+import { httpError, HttpError } from '../http/http-error.ts';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef, Zod } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
@@ -25,7 +25,7 @@ function inputShape(tool: ToolDef, zod: Zod): z.ZodRawShape {
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new OAuthError('server_error', `The tool did not finish within ${ms / 1000} s`)), ms);
+    timer = setTimeout(() => reject(httpError('server_error', `The tool did not finish within ${ms / 1000} s`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -56,8 +56,8 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
           const result = await withTimeout(tool.run(ctx, args as never), TOOL_TIMEOUT_MS);
           return { content: [{ type: 'text' as const, text: result.text }], structuredContent: result.structured };
         } catch (err) {
-          const message = err instanceof OAuthError ? err.description : 'The tool failed; try again later.';
-          if (!(err instanceof OAuthError)) ctx.log.error({ err, tool: tool.name }, 'MCP tool failed');
+          const message = err instanceof HttpError ? err.description : 'The tool failed; try again later.';
+          if (!(err instanceof HttpError)) ctx.log.error({ err, tool: tool.name }, 'MCP tool failed');
           return { content: [{ type: 'text' as const, text: message }], isError: true };
         }
       },

@@ -1,9 +1,11 @@
+import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from '../http/http-error.ts';
+
 /**
  * One error type per OAuth error code. Each carries the HTTP status it maps to;
  * src/http/error-handler.ts is the one place that turns them into responses.
  */
 export type OAuthErrorCode =
-  | 'invalid_request'
+  | HttpErrorCode
   | 'invalid_client'
   | 'invalid_grant'
   | 'unauthorized_client'
@@ -15,18 +17,13 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'login_required'
   | 'consent_required'
-  | 'invalid_csrf'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'invalid_token'
-  | 'insufficient_scope'
-  | 'not_found'
-  | 'conflict'
-  | 'too_many_requests'
-  | 'server_error';
+  | 'insufficient_scope';
 
 const STATUS: Record<OAuthErrorCode, number> = {
-  invalid_request: 400,
+  ...HTTP_ERROR_STATUS,
   // RFC 6749 §5.2: invalid_client "MAY return an HTTP 401 (Unauthorized)"; Lyceum always does.
   invalid_client: 401,
   invalid_grant: 400,
@@ -39,34 +36,17 @@ const STATUS: Record<OAuthErrorCode, number> = {
   access_denied: 403,
   login_required: 400,
   consent_required: 400,
-  invalid_csrf: 403,
   invalid_redirect_uri: 400,
   invalid_client_metadata: 400,
   invalid_token: 401,
   insufficient_scope: 403,
-  not_found: 404,
-  conflict: 409,
-  too_many_requests: 429,
-  server_error: 500,
 };
 
-export class OAuthError extends Error {
+export class OAuthError extends HttpError<OAuthErrorCode> {
   override name = 'OAuthError';
-  readonly status: number;
-  /** Extra response headers, e.g. WWW-Authenticate. */
-  headers: Record<string, string> = {};
 
-  constructor(
-    readonly code: OAuthErrorCode,
-    readonly description: string,
-    status?: number,
-  ) {
-    super(`${code}: ${description}`);
-    this.status = status ?? STATUS[code];
-  }
-
-  toJSON(): { error: string; error_description: string } {
-    return { error: this.code, error_description: this.description };
+  constructor(code: OAuthErrorCode, description: string, status?: number) {
+    super(code, description, status ?? STATUS[code]);
   }
 }
 

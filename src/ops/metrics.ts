@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { toOAuthError } from '../http/error-handler.ts';
+import { toHttpError } from '../http/error-handler.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { GRANT_HANDLERS } from '../oauth/token/route.ts';
 import { OPS_PATHS } from './health.ts';
@@ -93,7 +93,7 @@ export class AppMetrics {
     });
     // Every refusal of the token endpoint passes here on its way to the error handler, which maps it the same way.
     app.addHook('onError', async (request, _reply, error) => {
-      if (isTokenRequest(request)) this.tokenErrors.labels(toOAuthError(error).code).inc();
+      if (isTokenRequest(request)) this.tokenErrors.labels(toHttpError(error).code).inc();
     });
   }
 

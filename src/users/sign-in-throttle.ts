@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { httpError, type HttpError } from '../http/http-error.ts';
 import { sha256 } from '../oauth/tokens/secrets.ts';
 
 /**
@@ -92,8 +92,8 @@ export async function passwordRight(deps: Deps, email: string): Promise<void> {
 }
 
 /** The API's answer while an account waits: 429 too_many_requests with Retry-After (RFC 6585 §4). */
-export function tooManyFailuresError(seconds: number): OAuthError {
-  const err = new OAuthError('too_many_requests', tooManyFailures(seconds));
+export function tooManyFailuresError(seconds: number): HttpError {
+  const err = httpError('too_many_requests', tooManyFailures(seconds));
   err.headers['retry-after'] = String(seconds);
   return err;
 }

@@ -1,0 +1,41 @@
+/**
+ * The codes any layer may answer with, the HTTP layer's own included (a form from
+ * another site, an unknown path, a throttled or malformed request, a failure).
+ */
+export const HTTP_ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_csrf: 403,
+  not_found: 404,
+  conflict: 409,
+  too_many_requests: 429,
+  server_error: 500,
+} as const;
+
+export type HttpErrorCode = keyof typeof HTTP_ERROR_STATUS;
+
+/**
+ * An error that is answered as `{ "error", "error_description" }` with its status and
+ * headers. error-handler.ts is the one place that turns it into a response; each layer
+ * names its own codes on top of it (oauth/errors.ts, platform/errors.ts).
+ */
+export class HttpError<Code extends string = string> extends Error {
+  override name = 'HttpError';
+  /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
+  headers: Record<string, string> = {};
+
+  constructor(
+    readonly code: Code,
+    readonly description: string,
+    readonly status: number,
+  ) {
+    super(`${code}: ${description}`);
+  }
+
+  toJSON(): { error: string; error_description: string } {
+    return { error: this.code, error_description: this.description };
+  }
+}
+
+/** One of the shared codes, with its usual status unless one is given. */
+export const httpError = (code: HttpErrorCode, description: string, status: number = HTTP_ERROR_STATUS[code]) =>
+  new HttpError(code, description, status);
