@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { PlatformError } from './errors.ts';
 import type { User } from '../store/types.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.ts';
 import { changePassword } from '../users/password-change.ts';
@@ -51,13 +51,13 @@ export class AccountService {
   async update(userId: string, patch: AccountPatch, request: FastifyRequest) {
     const user = await this.user(userId);
     const name = patch.name?.trim();
-    if (patch.name !== undefined && !name) throw new OAuthError('invalid_request', 'name must not be blank');
-    if (name === undefined && patch.new_password === undefined) throw new OAuthError('invalid_request', 'Send name, or current_password with new_password');
+    if (patch.name !== undefined && !name) throw new PlatformError('invalid_request', 'name must not be blank');
+    if (name === undefined && patch.new_password === undefined) throw new PlatformError('invalid_request', 'Send name, or current_password with new_password');
     let newHash: string | undefined;
     if (patch.new_password !== undefined) {
-      if (patch.current_password === undefined) throw new OAuthError('invalid_request', 'new_password needs current_password');
+      if (patch.current_password === undefined) throw new PlatformError('invalid_request', 'new_password needs current_password');
       if (patch.new_password.length < MIN_PASSWORD_LENGTH || patch.new_password.length > MAX_PASSWORD_LENGTH) {
-        throw new OAuthError('invalid_request', `new_password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
+        throw new PlatformError('invalid_request', `new_password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
       }
       // The same per-account delay as the sign-in form (sign-in-throttle.ts): a token with
       // account:write must not become a way to guess the password at full speed.
@@ -65,12 +65,12 @@ export class AccountService {
       if (claimed.refusedFor) throw tooManyFailuresError(claimed.refusedFor);
       if (!(await verifyPassword(user.passwordHash, patch.current_password))) {
         const wait = passwordWrong(request, user.email, claimed, 'current_password_failed');
-        throw wait ? tooManyFailuresError(wait) : new OAuthError('invalid_request', 'current_password is not correct');
+        throw wait ? tooManyFailuresError(wait) : new PlatformError('invalid_request', 'current_password is not correct');
       }
       await passwordRight(this.deps, user.email);
       newHash = await hashPassword(patch.new_password);
     } else if (patch.current_password !== undefined) {
-      throw new OAuthError('invalid_request', 'current_password is only used with new_password');
+      throw new PlatformError('invalid_request', 'current_password is only used with new_password');
     }
     const now = this.deps.now();
     if (name !== undefined) await this.deps.store.users.setName(user.id, name, now);
@@ -83,7 +83,7 @@ export class AccountService {
 
   private async user(userId: string): Promise<User> {
     const user = await this.deps.store.users.findById(userId);
-    if (!user) throw new OAuthError('not_found', 'The account of this token no longer exists');
+    if (!user) throw new PlatformError('not_found', 'The account of this token no longer exists');
     return user;
   }
 

@@ -1,4 +1,4 @@
-import { OAuthError } from '../oauth/errors.ts';
+import { PlatformError } from './errors.ts';
 
 /**
  * Date ranges and period buckets of the analytics report. All in UTC: a day
@@ -25,7 +25,7 @@ const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export function parseDay(name: string, raw: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
-  if (!m || Number(m[1]) < 1970 || dayString(ms) !== raw) throw new OAuthError('invalid_request', `${name} must be a date as YYYY-MM-DD (1970 or later)`);
+  if (!m || Number(m[1]) < 1970 || dayString(ms) !== raw) throw new PlatformError('invalid_request', `${name} must be a date as YYYY-MM-DD (1970 or later)`);
   return ms;
 }
 
@@ -39,9 +39,9 @@ export function resolveRange(query: { from?: string; to?: string }, now: number)
   const to = query.to !== undefined ? parseDay('to', query.to) : today;
   const toDate = new Date(to);
   const from = query.from !== undefined ? parseDay('from', query.from) : Date.UTC(toDate.getUTCFullYear(), toDate.getUTCMonth() - 11, 1);
-  if (from > to) throw new OAuthError('invalid_request', 'from must not be after to');
+  if (from > to) throw new PlatformError('invalid_request', 'from must not be after to');
   const earliest = Date.UTC(toDate.getUTCFullYear() - MAX_YEARS, toDate.getUTCMonth(), toDate.getUTCDate());
-  if (from < earliest) throw new OAuthError('invalid_request', `The range may span at most ${MAX_YEARS} years`);
+  if (from < earliest) throw new PlatformError('invalid_request', `The range may span at most ${MAX_YEARS} years`);
   return { start: from, end: to + DAY, from: dayString(from), to: dayString(to) };
 }
 

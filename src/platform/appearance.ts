@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { PlatformError } from './errors.ts';
 
 /** SettingsStore key of the school's appearance document. */
 export const APPEARANCE_SETTINGS_KEY = 'appearance';
@@ -49,9 +49,9 @@ export class AppearanceService {
 
   async update(patch: AppearancePatch): Promise<Appearance & { effective_logo_url: string | null }> {
     const changes = Object.fromEntries(Object.entries(patch).filter(([k, v]) => k in APPEARANCE_DEFAULTS && k !== 'updated_at' && v !== undefined)) as AppearancePatch;
-    if (Object.keys(changes).length === 0) throw new OAuthError('invalid_request', 'The body names no appearance setting to change');
+    if (Object.keys(changes).length === 0) throw new PlatformError('invalid_request', 'The body names no appearance setting to change');
     // One logo source at a time: setting either clears the other.
-    if (changes.logo_url && changes.logo_file_id) throw new OAuthError('invalid_request', 'Send logo_url or logo_file_id, not both');
+    if (changes.logo_url && changes.logo_file_id) throw new PlatformError('invalid_request', 'Send logo_url or logo_file_id, not both');
     if (changes.logo_url) changes.logo_file_id = null;
     if (changes.logo_file_id) {
       await this.checkLogoFile(changes.logo_file_id);
@@ -68,8 +68,8 @@ export class AppearanceService {
   /** "a logo_file_id that must exist in FileStore", and be an image a page can show. */
   private async checkLogoFile(id: string): Promise<void> {
     const file = await this.deps.store.files.find(id);
-    if (!file) throw new OAuthError('invalid_request', `logo_file_id: no file with id ${id}`);
-    if (!file.contentType.startsWith('image/')) throw new OAuthError('invalid_request', `logo_file_id: file ${id} is ${file.contentType}, not an image`);
+    if (!file) throw new PlatformError('invalid_request', `logo_file_id: no file with id ${id}`);
+    if (!file.contentType.startsWith('image/')) throw new PlatformError('invalid_request', `logo_file_id: file ${id} is ${file.contentType}, not an image`);
   }
 
   private withEffectiveLogo(a: Appearance): Appearance & { effective_logo_url: string | null } {

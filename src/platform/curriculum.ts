@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { PlatformError } from './errors.ts';
 import type { Caller } from '../resource/guard.ts';
 import { AREAS } from './areas.ts';
 import { listAll } from './list-all.ts';
@@ -56,13 +56,13 @@ export class CurriculumService {
     const lessons = await listAll(this.records, AREAS.lessons, 'full', { course_id: courseId });
     const sectionIds = sections.map((s) => String(s.id));
     if (!sameMembers(input.sections, sectionIds)) {
-      throw new OAuthError('invalid_request', `sections must list each of the course's ${sectionIds.length} section ids exactly once`);
+      throw new PlatformError('invalid_request', `sections must list each of the course's ${sectionIds.length} section ids exactly once`);
     }
     const lessonsOf = (sectionId: string) => lessons.filter((l) => l.section_id === sectionId);
     for (const [sectionId, ids] of Object.entries(input.lessons ?? {})) {
-      if (!sectionIds.includes(sectionId)) throw new OAuthError('invalid_request', `lessons: ${sectionId} is not a section of this course`);
+      if (!sectionIds.includes(sectionId)) throw new PlatformError('invalid_request', `lessons: ${sectionId} is not a section of this course`);
       const actual = lessonsOf(sectionId).map((l) => String(l.id));
-      if (!sameMembers(ids, actual)) throw new OAuthError('invalid_request', `lessons.${sectionId} must list each of the section's ${actual.length} lesson ids exactly once`);
+      if (!sameMembers(ids, actual)) throw new PlatformError('invalid_request', `lessons.${sectionId} must list each of the section's ${actual.length} lesson ids exactly once`);
     }
     await this.writePositions('sections', input.sections, sections);
     for (const [sectionId, ids] of Object.entries(input.lessons ?? {})) await this.writePositions('lessons', ids, lessonsOf(sectionId));

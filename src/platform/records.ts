@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { PlatformError } from './errors.ts';
 import type { Caller } from '../resource/guard.ts';
 import { DuplicateError, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';
@@ -28,7 +28,7 @@ export interface Page {
   next_cursor?: string;
 }
 
-const notFound = (area: AreaDef, id: string) => new OAuthError('not_found', `No ${area.label} with id ${id}`);
+const notFound = (area: AreaDef, id: string) => new PlatformError('not_found', `No ${area.label} with id ${id}`);
 
 function encodeCursor(key: [unknown, string]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
@@ -53,11 +53,11 @@ function decodeCursor(area: AreaDef, cursor: string): [unknown, string] {
     /* v stays undefined: the error below */
   }
   if (!Array.isArray(v) || v.length !== 2 || typeof v[1] !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(v[1])) {
-    throw new OAuthError('invalid_request', 'cursor is not one this API returned');
+    throw new PlatformError('invalid_request', 'cursor is not one this API returned');
   }
   const [name, field] = sortField(area);
   const problem = columnValueProblem(field, v[0]);
-  if (problem) throw new OAuthError('invalid_request', `cursor is not one this API returned: its ${name} must be ${problem}`);
+  if (problem) throw new PlatformError('invalid_request', `cursor is not one this API returned: its ${name} must be ${problem}`);
   return v as [unknown, string];
 }
 
@@ -75,10 +75,10 @@ function filterConditions(area: AreaDef, filters: Record<string, string>, view: 
     const f = area.fields[name];
     if (!f?.filter || (view === 'public' && !f.public)) continue;
     if (f.type === 'boolean') {
-      if (raw !== 'true' && raw !== 'false') throw new OAuthError('invalid_request', `${name} must be true or false`);
+      if (raw !== 'true' && raw !== 'false') throw new PlatformError('invalid_request', `${name} must be true or false`);
       where.push([name, '=', raw === 'true' ? 1 : 0]);
     } else if (f.type === 'enum' && !f.enum?.includes(raw)) {
-      throw new OAuthError('invalid_request', `${name} must be one of ${f.enum?.join(', ')}`);
+      throw new PlatformError('invalid_request', `${name} must be one of ${f.enum?.join(', ')}`);
     } else where.push([name, '=', f.type === 'email' ? raw.toLowerCase() : raw]);
   }
   return where;
@@ -157,7 +157,7 @@ export class RecordService {
     if (!(await this.deps.store.records.get(area.name, id))) throw notFound(area, id);
     for (const [table, column] of area.onDelete?.restrict ?? []) {
       const n = await this.deps.store.records.count(table, [[column, '=', id]]);
-      if (n > 0) throw new OAuthError('conflict', `This ${area.label} still has ${n} ${table.replace(/_/g, ' ')}; remove them first`);
+      if (n > 0) throw new PlatformError('conflict', `This ${area.label} still has ${n} ${table.replace(/_/g, ' ')}; remove them first`);
     }
     for (const [table, column] of area.onDelete?.cascade ?? []) {
       const ids = await this.deps.store.records.select(table, ['id'], [[column, '=', id]]);
@@ -193,7 +193,7 @@ export class RecordService {
       if (f.type !== 'ref' || typeof v !== 'string' || f.readOnly) continue;
       const table = f.ref === 'files' ? undefined : f.ref!;
       const exists = table ? await this.deps.store.records.get(table, v) : await this.deps.store.files.find(v);
-      if (!exists) throw new OAuthError('invalid_request', `${name}: no ${f.ref!.replace(/_/g, ' ').replace(/s$/, '')} with id ${v}`);
+      if (!exists) throw new PlatformError('invalid_request', `${name}: no ${f.ref!.replace(/_/g, ' ').replace(/s$/, '')} with id ${v}`);
     }
   }
 
@@ -211,9 +211,9 @@ export class RecordService {
   }
 }
 
-function conflict(area: AreaDef, fields: string[]): OAuthError {
+function conflict(area: AreaDef, fields: string[]): PlatformError {
   const unique = (area.unique ?? []).filter((u) => u.split(',').some((c) => fields.includes(c)));
-  return new OAuthError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`);
+  return new PlatformError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`);
 }
 
 export function slugify(text: string): string {

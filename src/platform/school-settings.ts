@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { PlatformError } from './errors.ts';
 
 /** SettingsStore key of the school's settings document. */
 export const SCHOOL_SETTINGS_KEY = 'school';
@@ -56,14 +56,14 @@ function checkPatch(patch: SchoolPatch): SchoolPatch {
     try {
       out.locale = Intl.getCanonicalLocales(patch.locale)[0] ?? patch.locale;
     } catch {
-      throw new OAuthError('invalid_request', `locale: "${patch.locale}" is not a BCP 47 language tag`);
+      throw new PlatformError('invalid_request', `locale: "${patch.locale}" is not a BCP 47 language tag`);
     }
   }
   if (patch.timezone !== undefined) {
     try {
       new Intl.DateTimeFormat('en', { timeZone: patch.timezone });
     } catch {
-      throw new OAuthError('invalid_request', `timezone: "${patch.timezone}" is not an IANA time zone`);
+      throw new PlatformError('invalid_request', `timezone: "${patch.timezone}" is not an IANA time zone`);
     }
   }
   return out;
@@ -88,7 +88,7 @@ export class SchoolSettingsService {
   /** Applies a validated patch; null clears an optional field. Last write wins between concurrent patches. */
   async update(patch: SchoolPatch): Promise<SchoolSettings> {
     const changes = Object.fromEntries(Object.entries(patch).filter(([k, v]) => k in SCHOOL_DEFAULTS && k !== 'updated_at' && v !== undefined));
-    if (Object.keys(changes).length === 0) throw new OAuthError('invalid_request', 'The body names no setting to change');
+    if (Object.keys(changes).length === 0) throw new PlatformError('invalid_request', 'The body names no setting to change');
     const now = this.deps.now();
     const next = { ...(await this.read()), ...checkPatch(changes), updated_at: new Date(now).toISOString() };
     await this.deps.store.settings.put(SCHOOL_SETTINGS_KEY, next as unknown as Record<string, unknown>, now);

@@ -1,4 +1,4 @@
-import { OAuthError } from '../../oauth/errors.ts';
+import { PlatformError } from '../../platform/errors.ts';
 import { AREAS } from '../../platform/areas.ts';
 import { recordToRow, rowToRecord } from '../../platform/fields.ts';
 import { bulletList, formatMoney } from '../format.ts';
@@ -101,7 +101,7 @@ export const updateCourse = defineTool({
   async run(ctx, args) {
     const { id, dry_run: dryRun, ...changes } = args;
     const patch = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
-    if (Object.keys(patch).length === 0) throw new OAuthError('invalid_request', 'Give at least one field to change');
+    if (Object.keys(patch).length === 0) throw new PlatformError('invalid_request', 'Give at least one field to change');
     const before = await ctx.records.get(AREAS.courses, 'full', id);
     const after = dryRun
       ? rowToRecord(AREAS.courses.fields, { ...recordToRow(AREAS.courses.fields, before), id, ...recordToRow(AREAS.courses.fields, patch), created_at: Date.parse(String(before.created_at)), updated_at: Date.parse(String(before.updated_at)) })

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../../deps.ts';
-import { OAuthError } from '../../oauth/errors.ts';
+import { PlatformError } from '../errors.ts';
 import type { QuotaInsertResult, StoredFile } from '../../store/types.ts';
 import { fileReferences } from './file-references.ts';
 import { ContentCheck, type AllowedContentType } from './file-types.ts';
@@ -29,15 +29,15 @@ export interface Upload {
 }
 
 /** 413, as the contract's decisions keep it for size refusals, naming the quota, what is used and what the file needs. */
-function overQuota(quota: number, used: number, size: number): OAuthError {
-  return new OAuthError(
+function overQuota(quota: number, used: number, size: number): PlatformError {
+  return new PlatformError(
     'invalid_request',
     `The school's storage quota is ${readableBytes(quota)} (STORAGE_QUOTA_BYTES=${quota}); ${readableBytes(used)} (${used} bytes) is used and this file needs ${readableBytes(size)} (${size} bytes). Delete files to make room.`,
     413,
   );
 }
 
-const notFound = (id: string) => new OAuthError('not_found', `No file with id ${id}`);
+const notFound = (id: string) => new PlatformError('not_found', `No file with id ${id}`);
 
 /** "../x/évaluation.pdf" → "évaluation.pdf": the last path segment, without control characters. */
 export function cleanFileName(raw: string): string {
@@ -69,7 +69,7 @@ export class FileService {
    * arrives destroyed and would never end, so it is refused up front.
    */
   async save(upload: Upload): Promise<StoredFile> {
-    if (upload.stream.destroyed) throw new OAuthError('invalid_request', 'The multipart body ended in the middle of the file');
+    if (upload.stream.destroyed) throw new PlatformError('invalid_request', 'The multipart body ended in the middle of the file');
     const id = `fil_${randomBytes(12).toString('base64url')}`;
     const partial = join(this.dir, `${id}.part`);
     const final = join(this.dir, id);
@@ -86,9 +86,9 @@ export class FileService {
     });
     try {
       await pipeline(upload.stream, meter, createWriteStream(partial, { flags: 'wx', mode: 0o600 }));
-      if (upload.truncated()) throw new OAuthError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (${readableBytes(MAX_FILE_BYTES)})`, 413);
-      if (size === 0) throw new OAuthError('invalid_request', 'The file is empty');
-      if (!check.matches()) throw new OAuthError('invalid_request', `The content is not ${upload.contentType}`, 415);
+      if (upload.truncated()) throw new PlatformError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (${readableBytes(MAX_FILE_BYTES)})`, 413);
+      if (size === 0) throw new PlatformError('invalid_request', 'The file is empty');
+      if (!check.matches()) throw new PlatformError('invalid_request', `The content is not ${upload.contentType}`, 415);
       await rename(partial, final);
     } catch (err) {
       await rm(partial, { force: true });
@@ -137,7 +137,7 @@ export class FileService {
     const file = await this.find(id);
     const path = join(this.dir, file.id);
     const exists = await stat(path).then((s) => s.isFile(), () => false);
-    if (!exists) throw new OAuthError('not_found', `The content of file ${id} is missing from storage`);
+    if (!exists) throw new PlatformError('not_found', `The content of file ${id} is missing from storage`);
     return { file, content: createReadStream(path) };
   }
 
@@ -145,7 +145,7 @@ export class FileService {
   async delete(id: string): Promise<void> {
     const file = await this.find(id);
     const users = await fileReferences(this.deps, file.id);
-    if (users.length) throw new OAuthError('conflict', `The file is still used by ${users.join(', ')}; point them elsewhere first`);
+    if (users.length) throw new PlatformError('conflict', `The file is still used by ${users.join(', ')}; point them elsewhere first`);
     await this.deps.store.files.delete(file.id);
     await rm(join(this.dir, file.id), { force: true });
   }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { OAuthError } from '../../oauth/errors.ts';
+import { PlatformError } from '../errors.ts';
 import { protect } from '../../resource/fastify-guard.ts';
 import { APPEARANCE_DEFAULTS, AppearanceService, LOGO_PATH, THEMES, type AppearancePatch } from '../appearance.ts';
 import { FILE_ID_PATTERN, FileService } from '../files/file-service.ts';
@@ -80,7 +80,7 @@ export function registerAppearanceRoutes(app: FastifyInstance, deps: Deps): void
     },
   }, async (_request, reply) => {
     const { logo_file_id } = await appearance.read();
-    if (!logo_file_id) throw new OAuthError('not_found', 'The school has no uploaded logo');
+    if (!logo_file_id) throw new PlatformError('not_found', 'The school has no uploaded logo');
     const { file, content } = await files.open(logo_file_id);
     return sendFile(reply, file, content, 'inline', 'public, max-age=300');
   });

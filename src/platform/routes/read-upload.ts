@@ -1,6 +1,7 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { OAuthError } from '../../oauth/errors.ts';
+import { HttpError } from '../../http/http-error.ts';
+import { PlatformError } from '../errors.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { MAX_FILE_BYTES, type FileService } from '../files/file-service.ts';
 import { ALLOWED_CONTENT_TYPES, allowedContentType } from '../files/file-types.ts';
@@ -10,12 +11,12 @@ import { readableBytes } from '../../util/readable-bytes.ts';
 export const UPLOAD_LIMITS = { fileSize: MAX_FILE_BYTES, files: 1, fields: 5, fieldSize: 1024, parts: 6 } as const;
 
 /** @fastify/multipart's limit errors, by code, as the JSON errors this API answers with. */
-const LIMIT_ERRORS: Record<string, () => OAuthError> = {
-  FST_REQ_FILE_TOO_LARGE: () => new OAuthError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (${readableBytes(MAX_FILE_BYTES)})`, 413),
-  FST_FILES_LIMIT: () => new OAuthError('invalid_request', 'Send one file per request', 413),
-  FST_FIELDS_LIMIT: () => new OAuthError('invalid_request', 'Too many form fields (at most 5 besides the file)', 413),
-  FST_PARTS_LIMIT: () => new OAuthError('invalid_request', 'Too many parts in the multipart body', 413),
-  FST_PROTO_VIOLATION: () => new OAuthError('invalid_request', 'A form field has a forbidden name'),
+const LIMIT_ERRORS: Record<string, () => PlatformError> = {
+  FST_REQ_FILE_TOO_LARGE: () => new PlatformError('invalid_request', `The file is larger than ${MAX_FILE_BYTES} bytes (${readableBytes(MAX_FILE_BYTES)})`, 413),
+  FST_FILES_LIMIT: () => new PlatformError('invalid_request', 'Send one file per request', 413),
+  FST_FIELDS_LIMIT: () => new PlatformError('invalid_request', 'Too many form fields (at most 5 besides the file)', 413),
+  FST_PARTS_LIMIT: () => new PlatformError('invalid_request', 'Too many parts in the multipart body', 413),
+  FST_PROTO_VIOLATION: () => new PlatformError('invalid_request', 'A form field has a forbidden name'),
 };
 
 /**
@@ -23,10 +24,10 @@ const LIMIT_ERRORS: Record<string, () => OAuthError> = {
  * server's own file-system errors (they carry a syscall), which stay 500.
  */
 function asUploadError(err: unknown): unknown {
-  if (err instanceof OAuthError) return err;
+  if (err instanceof HttpError) return err;
   const e = err as { code?: string; syscall?: string };
   if (e.syscall) return err;
-  return LIMIT_ERRORS[e.code ?? '']?.() ?? new OAuthError('invalid_request', 'The multipart/form-data body is malformed');
+  return LIMIT_ERRORS[e.code ?? '']?.() ?? new PlatformError('invalid_request', 'The multipart/form-data body is malformed');
 }
 
 /**
@@ -36,7 +37,7 @@ function asUploadError(err: unknown): unknown {
  */
 export async function readUpload(request: FastifyRequest, files: FileService, uploadedBy: string): Promise<StoredFile> {
   if (!request.isMultipart()) {
-    throw new OAuthError('invalid_request', 'Send the file as multipart/form-data', 415);
+    throw new PlatformError('invalid_request', 'Send the file as multipart/form-data', 415);
   }
   await files.prepare();
   let stored: StoredFile | undefined;
@@ -50,7 +51,7 @@ export async function readUpload(request: FastifyRequest, files: FileService, up
       const contentType = allowedContentType(part.mimetype);
       if (!contentType) {
         part.file.resume();
-        throw new OAuthError('invalid_request', `Files of type ${part.mimetype || '(none)'} are not accepted; allowed: ${ALLOWED_CONTENT_TYPES.join(', ')}`, 415);
+        throw new PlatformError('invalid_request', `Files of type ${part.mimetype || '(none)'} are not accepted; allowed: ${ALLOWED_CONTENT_TYPES.join(', ')}`, 415);
       }
       const stream = part.file;
       stored = await files.save({ name: part.filename, contentType, stream, truncated: () => stream.truncated, uploadedBy });
@@ -59,6 +60,6 @@ export async function readUpload(request: FastifyRequest, files: FileService, up
     if (stored) await files.delete(stored.id).catch(() => undefined);
     throw asUploadError(err);
   }
-  if (!stored) throw new OAuthError('invalid_request', 'The body has no file part');
+  if (!stored) throw new PlatformError('invalid_request', 'The body has no file part');
   return stored;
 }

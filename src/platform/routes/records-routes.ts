@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { OAuthError } from '../../oauth/errors.ts';
+import { PlatformError } from '../errors.ts';
 import { protect } from '../../resource/fastify-guard.ts';
 import { AREA_LIST, type AreaDef } from '../areas.ts';
 import { createSchema, recordSchema, updateSchema } from '../fields.ts';
@@ -34,7 +34,7 @@ const idParams = { type: 'object', required: ['id'], properties: { id: { type: '
 
 function viewOf(area: AreaDef, request: FastifyRequest) {
   const view = viewFor(area, request.caller);
-  if (!view) throw new OAuthError('insufficient_scope', `This needs ${area.readScope}`);
+  if (!view) throw new PlatformError('insufficient_scope', `This needs ${area.readScope}`);
   return view;
 }
 

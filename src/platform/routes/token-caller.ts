@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { OAuthError } from '../../oauth/errors.ts';
+import { PlatformError } from '../errors.ts';
 
 /**
  * The signed-in caller of a route protected without a public view. The guard
@@ -7,6 +7,6 @@ import { OAuthError } from '../../oauth/errors.ts';
  */
 export function tokenCaller(request: FastifyRequest): { userId: string } {
   const caller = request.caller;
-  if (caller.kind !== 'token') throw new OAuthError('invalid_request', 'This operation needs a Bearer access token', 401);
+  if (caller.kind !== 'token') throw new PlatformError('invalid_request', 'This operation needs a Bearer access token', 401);
   return { userId: caller.userId };
 }
