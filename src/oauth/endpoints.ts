@@ -11,9 +11,3 @@ export const ENDPOINTS = {
   userinfo: '/api/oauth/userinfo',
   jwks: '/.well-known/jwks.json',
 } as const;
-
-/** Browser-only steps of the authorization endpoint. */
-export const WEB_PATHS = {
-  signIn: '/oauth/sign-in',
-  decision: '/oauth/authorize/decision',
-} as const;

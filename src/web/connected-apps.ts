@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { connectedAppsPage, type ConnectedApp } from './pages/connected-apps.ts';
-import { endSession, readSession } from './session.ts';
+import { WEB_PATHS } from './interaction/paths.ts';
+import { readSession } from './interaction/session.ts';
 
 const HTML = 'text/html; charset=utf-8';
 export const APPS_PATH = '/account/apps';
@@ -35,7 +36,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
 
   const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
     const signedIn = await readSession(request, deps);
-    if (!signedIn) return reply.code(303).redirect(`/oauth/sign-in?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
+    if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
     const page = connectedAppsPage({ csrfToken: reply.formToken(), email: signedIn.user.email, apps: await appsOf(signedIn.user.id, deps), ...(notice ? { notice } : {}) });
     return reply.type(HTML).header('cache-control', 'no-store').send(page);
   };
@@ -44,17 +45,12 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
 
   app.post(`${APPS_PATH}/disconnect`, { ...html, preValidation: app.formProtection }, async (request, reply) => {
     const signedIn = await readSession(request, deps);
-    if (!signedIn) return reply.code(303).redirect(`/oauth/sign-in?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
+    if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
     const clientId = (request.body as Record<string, unknown> | undefined)?.client_id;
     if (typeof clientId !== 'string' || clientId.length > 200) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
     const removed = await deps.store.grants.delete(signedIn.user.id, clientId);
     const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());
     request.log.info({ client_id: clientId, revoked }, 'app disconnected by its user');
     return show(request, reply, removed ? 'The app was disconnected; its access was revoked.' : 'That app was not connected.');
-  });
-
-  app.post('/oauth/sign-out', { ...html, preValidation: app.formProtection }, async (request, reply) => {
-    await endSession(request, reply, deps);
-    return reply.code(303).redirect('/', 303);
   });
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preValidationHookHa
 import type { Config } from '../config/index.ts';
 import { resolveKeysSecret } from '../keys/keys-secret.ts';
 import { sameOriginOnly } from './same-origin.ts';
-import { cookieOptions, csrfCookieName, sessionCookieName } from './session.ts';
+import { cookieOptions, csrfCookieName, sessionCookieName } from './interaction/session.ts';
 
 /** What a token is bound to when the browser holds no session cookie yet (the sign-in form). */
 const NO_SESSION = 'no-session';
@@ -18,7 +18,7 @@ const NO_SESSION = 'no-session';
  * plant a session cookie of its own, so the binding must not be computable
  * from cookies alone: the key stays on the server. A token made before sign-in
  * (bound to no session) fails once a session exists, and the secret cookie is
- * dropped at sign-in and sign-out (session.ts) so a fresh one follows.
+ * dropped at sign-in and sign-out (interaction/session.ts) so a fresh one follows.
  */
 function boundTo(config: Pick<Config, 'secureCookies' | 'issuer'>) {
   const sessionCookie = sessionCookieName(config);

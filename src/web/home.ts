@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { html } from './html.ts';
 import { layout } from './layout.ts';
-import { readSession } from './session.ts';
+import { readSession } from './interaction/session.ts';
 
 /** The landing page: what Lyceum is and where its machine-readable documents live. */
 export function registerHome(app: FastifyInstance, deps: Deps): void {

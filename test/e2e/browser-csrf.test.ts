@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
+import { csrfCookieName, sessionCookieName } from '../../src/web/interaction/session.ts';
 import { haveChromium, launchChromium, noteSkippedBrowserTests } from '../helpers/chromium.ts';
 import { startListener, type LoopbackListener } from '../helpers/loopback-listener.ts';
 import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';

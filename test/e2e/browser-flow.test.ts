@@ -11,7 +11,7 @@ import { startListener } from '../helpers/loopback-listener.ts';
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
+import { csrfCookieName, sessionCookieName } from '../../src/web/interaction/session.ts';
 
 noteSkippedBrowserTests('test/e2e/browser-flow.test.ts');
 

@@ -1,7 +1,7 @@
 import escapeHtml from 'escape-html';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeScope, type Scope } from '../../src/access/scopes.ts';
-import { sessionCookieName } from '../../src/web/session.ts';
+import { sessionCookieName } from '../../src/web/interaction/session.ts';
 import { pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_NAMES } from '../../src/access/scopes.ts';
-import { sessionCookieName } from '../../src/web/session.ts';
+import { sessionCookieName } from '../../src/web/interaction/session.ts';
 import { authorizeUrl, pkcePair, postForm, register } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';

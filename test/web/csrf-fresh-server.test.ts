@@ -5,7 +5,7 @@
  * it or from another origin.
  */
 import { describe, expect, it } from 'vitest';
-import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
+import { csrfCookieName, sessionCookieName } from '../../src/web/interaction/session.ts';
 import { browserApp, expectFormRefused } from '../helpers/browser-app.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';

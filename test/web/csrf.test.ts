@@ -4,7 +4,7 @@
  * CSRF token only works with the session it was made for.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
+import { csrfCookieName, sessionCookieName } from '../../src/web/interaction/session.ts';
 import { expectFormRefused } from '../helpers/browser-app.ts';
 import { authorizeUrl, pkcePair, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

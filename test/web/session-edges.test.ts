@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { APPS_PATH } from '../../src/web/connected-apps.ts';
-import { csrfCookieName, sessionCookieName } from '../../src/web/session.ts';
+import { csrfCookieName, sessionCookieName } from '../../src/web/interaction/session.ts';
 import { browserApp } from '../helpers/browser-app.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';

@@ -1,24 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { AUTHORIZE_SCHEMA, HIDDEN } from '../schemas.ts';
-import { rateLimitPerMinute } from '../../http/rate-limit.ts';
-import { verifyPassword } from '../../users/passwords.ts';
-import { claimCheck, passwordRight, passwordWrong, tooManyFailures } from '../../users/sign-in-throttle.ts';
-import { consentPage } from '../../web/pages/consent.ts';
-import { signInPage } from '../../web/pages/sign-in.ts';
-import { APPS_PATH } from '../../web/connected-apps.ts';
-import { readSession, startSession, type SignedIn } from '../../web/session.ts';
-import { ENDPOINTS, WEB_PATHS } from '../endpoints.ts';
-import { OAuthError } from '../errors.ts';
+import { AUTHORIZE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
+import { consentPage } from '../pages/consent.ts';
+import { signInPage } from '../pages/sign-in.ts';
+import { readSession, type SignedIn } from './session.ts';
+import { ENDPOINTS } from '../../oauth/endpoints.ts';
+import { WEB_PATHS } from './paths.ts';
+import { OAuthError } from '../../oauth/errors.ts';
+import { hasCoveringGrant } from '../../oauth/authorize/covering-grant.ts';
+import { issueCode } from '../../oauth/authorize/issue-code.ts';
 import { grantableScopes } from '../../access/roles.ts';
-import { issueCode } from './issue-code.ts';
-import { redirectToClient } from './redirect.ts';
+import { redirectToClient } from '../../oauth/authorize/redirect.ts';
 import {
   CARRIED_PARAMS,
   validateAuthorizationRequest,
   type AuthorizationRequest,
   type RawParams,
-} from './validate-request.ts';
+} from '../../oauth/authorize/validate-request.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -105,8 +103,11 @@ async function validated(request: FastifyRequest, reply: FastifyReply, params: R
 }
 
 /**
- * GET /oauth/authorize, the sign-in form and the consent decision. Pages are
- * plain HTML forms with CSRF tokens; every step re-validates the request.
+ * GET /oauth/authorize and the consent decision: the browser's side of the
+ * authorization endpoint. The checks, the code and the redirect are the
+ * authorization core's (oauth/authorize/); this module asks who is signed in
+ * and what they decide. Pages are plain HTML forms with CSRF tokens; every
+ * step re-validates the request.
  */
 export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void {
   const html = { config: { html: true } };
@@ -120,7 +121,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
 
     if (req.prompt === 'none') {
       // OIDC Core §3.1.2.6: with prompt=none, errors instead of pages.
-      const confidentialWithGrant = signedIn && (await hasCoveringGrant(req, signedIn, deps));
+      const confidentialWithGrant = signedIn && (await hasCoveringGrant(req, signedIn.user, deps.store));
       if (signedIn && confidentialWithGrant && !needsSignIn(req, signedIn, deps.now())) return approve(reply, req, signedIn, deps, 302);
       const login = !signedIn || needsSignIn(req, signedIn, deps.now());
       return redirectToClient(reply, req.redirectUri, deps.config.issuer, {
@@ -131,7 +132,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     }
     if (needsSignIn(req, signedIn, deps.now())) return showSignIn(reply, carriedParams(params, { afterSignIn: true }), clientName);
     const user = signedIn!;
-    if (!req.prompt?.includes('consent') && (await hasCoveringGrant(req, user, deps))) return approve(reply, req, user, deps, 302);
+    if (!req.prompt?.includes('consent') && (await hasCoveringGrant(req, user.user, deps.store))) return approve(reply, req, user, deps, 302);
     return showConsent(reply, req, user, params);
   });
 
@@ -153,62 +154,4 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     }
     throw new OAuthError('invalid_request', 'decision must be approve or deny');
   });
-
-  const signInLimit = { config: { ...html.config, rateLimit: rateLimitPerMinute(deps.config.rateLimits.signInPerMinute) } };
-  app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
-    const body = (request.body ?? {}) as RawParams;
-    const email = typeof body.email === 'string' ? body.email.trim() : '';
-    const password = typeof body.password === 'string' ? body.password : '';
-    const returnTo = safeReturnTo(body.return_to);
-    const user = email && email.length <= 320 ? await deps.store.users.findByEmail(email) : undefined;
-    // The account's delay after repeated failures (sign-in-throttle.ts): while it lasts, no password is checked.
-    const claimed = email ? await claimCheck(deps, email) : {};
-    const ok = !claimed.refusedFor && (await verifyPassword(user?.passwordHash, password));
-    if (!user || !ok) {
-      const wait = claimed.refusedFor ?? (email ? passwordWrong(request, email, claimed, 'sign_in_failed') : undefined);
-      if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
-      const clientName = await clientNameFor(returnTo, deps);
-      if (wait) reply.header('retry-after', String(wait));
-      return reply.code(wait ? 429 : 401).type(HTML).header('cache-control', 'no-store').send(
-        signInPage({ csrfToken: reply.formToken(), returnTo, email, error: wait ? tooManyFailures(wait) : 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
-      );
-    }
-    await passwordRight(deps, email);
-    await startSession(request, reply, user, deps);
-    return reply.code(303).header('cache-control', 'no-store').redirect(returnTo, 303);
-  });
-
-  app.get(WEB_PATHS.signIn, { ...html, schema: HIDDEN }, async (request, reply) => {
-    const returnTo = safeReturnTo((request.query as RawParams).return_to);
-    return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.formToken(), returnTo }));
-  });
-}
-
-/** The name of the app an authorization sign-in is for, so a retry shows the same page. */
-async function clientNameFor(returnTo: string, deps: Deps): Promise<string | undefined> {
-  if (!returnTo.startsWith(`${ENDPOINTS.authorization}?`)) return undefined;
-  const clientId = new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('client_id');
-  const client = clientId && clientId.length <= 200 ? await deps.store.clients.find(clientId) : undefined;
-  return client ? (client.metadata.client_name ?? 'An app') : undefined;
-}
-
-/** Only Lyceum's own pages that sign-in leads back to: never an open redirect. */
-function safeReturnTo(value: unknown): string {
-  // Printable ASCII only: it becomes a Location header, and Lyceum's own links are always URL-encoded.
-  if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\') || value.length >= 8000) return '/';
-  if (value.startsWith(`${ENDPOINTS.authorization}?`) || value === APPS_PATH) return value;
-  return '/';
-}
-
-/**
- * RFC 8252 §8.6: a public native client's identity cannot be verified, so its
- * users see the consent page every time. Only confidential clients with a
- * prior grant covering the request skip it.
- */
-async function hasCoveringGrant(req: AuthorizationRequest, signedIn: SignedIn, deps: Deps): Promise<boolean> {
-  if (req.client.metadata.token_endpoint_auth_method === 'none') return false;
-  const grant = await deps.store.grants.find(signedIn.user.id, req.client.id);
-  if (!grant) return false;
-  const granted = new Set(grant.scope.split(' '));
-  return grantableScopes(req.scopes, signedIn.user.role).every((s) => granted.has(s));
 }

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config/index.ts';
-import type { Deps } from '../deps.ts';
-import { newSecret, PREFIX, sha256 } from '../oauth/tokens/secrets.ts';
-import type { Session, User } from '../store/types.ts';
+import type { Config } from '../../config/index.ts';
+import type { Deps } from '../../deps.ts';
+import { newSecret, PREFIX, sha256 } from '../../oauth/tokens/secrets.ts';
+import type { Session, User } from '../../store/types.ts';
 
 /**
  * The one place cookie names are made. Browsers scope cookies by host, not by

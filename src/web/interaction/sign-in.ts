@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { rateLimitPerMinute } from '../../http/rate-limit.ts';
+import type { RawParams } from '../../oauth/authorize/validate-request.ts';
+import { ENDPOINTS } from '../../oauth/endpoints.ts';
+import { HIDDEN } from '../../oauth/schemas.ts';
+import { verifyPassword } from '../../users/passwords.ts';
+import { claimCheck, passwordRight, passwordWrong, tooManyFailures } from '../../users/sign-in-throttle.ts';
+import { APPS_PATH } from '../connected-apps.ts';
+import { signInPage } from '../pages/sign-in.ts';
+import { WEB_PATHS } from './paths.ts';
+import { startSession } from './session.ts';
+
+const HTML = 'text/html; charset=utf-8';
+
+/** GET and POST /oauth/sign-in: the password form, and the session it starts. */
+export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
+  const html = { config: { html: true } };
+
+  const signInLimit = { config: { ...html.config, rateLimit: rateLimitPerMinute(deps.config.rateLimits.signInPerMinute) } };
+  app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
+    const body = (request.body ?? {}) as RawParams;
+    const email = typeof body.email === 'string' ? body.email.trim() : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const returnTo = safeReturnTo(body.return_to);
+    const user = email && email.length <= 320 ? await deps.store.users.findByEmail(email) : undefined;
+    // The account's delay after repeated failures (sign-in-throttle.ts): while it lasts, no password is checked.
+    const claimed = email ? await claimCheck(deps, email) : {};
+    const ok = !claimed.refusedFor && (await verifyPassword(user?.passwordHash, password));
+    if (!user || !ok) {
+      const wait = claimed.refusedFor ?? (email ? passwordWrong(request, email, claimed, 'sign_in_failed') : undefined);
+      if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
+      const clientName = await clientNameFor(returnTo, deps);
+      if (wait) reply.header('retry-after', String(wait));
+      return reply.code(wait ? 429 : 401).type(HTML).header('cache-control', 'no-store').send(
+        signInPage({ csrfToken: reply.formToken(), returnTo, email, error: wait ? tooManyFailures(wait) : 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
+      );
+    }
+    await passwordRight(deps, email);
+    await startSession(request, reply, user, deps);
+    return reply.code(303).header('cache-control', 'no-store').redirect(returnTo, 303);
+  });
+
+  app.get(WEB_PATHS.signIn, { ...html, schema: HIDDEN }, async (request, reply) => {
+    const returnTo = safeReturnTo((request.query as RawParams).return_to);
+    return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.formToken(), returnTo }));
+  });
+}
+
+/** The name of the app an authorization sign-in is for, so a retry shows the same page. */
+async function clientNameFor(returnTo: string, deps: Deps): Promise<string | undefined> {
+  if (!returnTo.startsWith(`${ENDPOINTS.authorization}?`)) return undefined;
+  const clientId = new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('client_id');
+  const client = clientId && clientId.length <= 200 ? await deps.store.clients.find(clientId) : undefined;
+  return client ? (client.metadata.client_name ?? 'An app') : undefined;
+}
+
+/** Only Lyceum's own pages that sign-in leads back to: never an open redirect. */
+function safeReturnTo(value: unknown): string {
+  // Printable ASCII only: it becomes a Location header, and Lyceum's own links are always URL-encoded.
+  if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\') || value.length >= 8000) return '/';
+  if (value.startsWith(`${ENDPOINTS.authorization}?`) || value === APPS_PATH) return value;
+  return '/';
+}
