@@ -1,15 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { grantableScopes } from '../../access/roles.ts';
 import type { Deps } from '../../deps.ts';
-import { AUTHORIZE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
-import { consentPage } from '../pages/consent.ts';
-import { signInPage } from '../pages/sign-in.ts';
-import { readSession, type SignedIn } from './session.ts';
-import { ENDPOINTS } from '../../oauth/endpoints.ts';
-import { WEB_PATHS } from './paths.ts';
-import { OAuthError } from '../../oauth/errors.ts';
 import { hasCoveringGrant } from '../../oauth/authorize/covering-grant.ts';
 import { issueCode } from '../../oauth/authorize/issue-code.ts';
-import { grantableScopes } from '../../access/roles.ts';
 import { redirectToClient } from '../../oauth/authorize/redirect.ts';
 import {
   CARRIED_PARAMS,
@@ -17,6 +10,13 @@ import {
   type AuthorizationRequest,
   type RawParams,
 } from '../../oauth/authorize/validate-request.ts';
+import { ENDPOINTS } from '../../oauth/endpoints.ts';
+import { OAuthError } from '../../oauth/errors.ts';
+import { AUTHORIZE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
+import { consentPage } from '../pages/consent.ts';
+import { signInPage } from '../pages/sign-in.ts';
+import { WEB_PATHS } from './paths.ts';
+import { readSession, type SignedIn } from './session.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
