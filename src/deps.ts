@@ -1,6 +1,7 @@
 import type { Config } from './config/index.ts';
 import type { KeyRing } from './keys/keyring.ts';
 import type { Store } from './store/types.ts';
+import type { SigningAlg } from './util/authorization-server.ts';
 
 export interface IdTokenInput {
   clientId: string;
@@ -9,8 +10,8 @@ export interface IdTokenInput {
   authTime: number;
   accessToken: string;
   scope: string;
-  /** The client's id_token_signed_response_alg (RS256 when it registered none). */
-  alg: 'RS256' | 'ES256';
+  /** The client's id_token_signed_response_alg (the default algorithm when it registered none). */
+  alg: SigningAlg;
 }
 
 /** Signs OpenID Connect ID tokens (src/oidc/). */

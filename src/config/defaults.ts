@@ -10,6 +10,7 @@
  * loadConfig gets undefined and the text says what that means. A new setting
  * is one row here plus where loadConfig puts its value in the Config.
  */
+import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { bool, database, emailAddress, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
 
 /** The default of a setting that has no value when unset; `meaning` is shown as its default. */
@@ -41,7 +42,7 @@ export const SETTINGS = [
   { name: 'TRUST_PROXY', default: 'false', parse: trustProxy, description: 'Trust X-Forwarded-* headers: from no proxy, from any, from so many hops, or from the listed proxy addresses.' },
   { name: 'LOG_LEVEL', default: 'info', parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), description: 'The least severe level logged (silent: nothing). Tokens, codes, secrets and passwords are never logged.' },
   { name: 'ACCESS_LOG', default: 'false', parse: bool(), description: 'true: one line per request at info (method, URL with credential parameters redacted, client address, status, time). Off by default: a load balancer in front keeps its own, and client addresses are personal data. Events (failed sign-ins, registrations, revocations, errors) are logged either way.' },
-  { name: 'LOOPBACK_HOSTS', default: '127.0.0.1,[::1],localhost', parse: loopbackHosts, description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.' },
+  { name: 'LOOPBACK_HOSTS', default: AUTHORIZATION_SERVER.loopbackHosts.join(','), parse: loopbackHosts, description: 'Hosts accepted in registered loopback redirect URIs; set to "127.0.0.1,[::1]" to allow IP literals only.' },
   { name: 'KEYS_SECRET', default: unset('(SQLite: generated into keys.secret beside the database file; PostgreSQL: required)'), parse: text({ minLength: 32 }), description: 'Seals the private ID-token signing keys in the store (JWE, A256GCM) and keys the sign-in and consent forms’ CSRF tokens (a key derived with HKDF). Every instance on one database needs the same value.' },
   { name: 'ID_TOKEN_TTL_SECONDS', default: '3600', parse: int({ min: 60, max: 86_400 }), description: 'Lifetime of an ID token; retired signing keys stay published this long.' },
   { name: 'REGISTRATION_BODY_LIMIT', default: '16384', parse: int({ min: 1024, max: 1_048_576 }), description: 'Largest registration request body in bytes.' },

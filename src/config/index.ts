@@ -1,5 +1,6 @@
 import { SETTINGS, type Setting, type SettingValues } from './defaults.ts';
 import { issuer as parseIssuer, RefusedValue, type Database } from './parse.ts';
+import type { LoopbackHost } from '../util/authorization-server.ts';
 
 export interface Config {
   port: number;
@@ -15,7 +16,7 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** One log line per request (docs/deployment.md "Logs"). */
   accessLog: boolean;
-  loopbackHosts: string[];
+  loopbackHosts: LoopbackHost[];
   registrationBodyLimit: number;
   keysSecret: string | undefined;
   idTokenTtl: number;

@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 // Its default messages are not loaded, so every check below says its own.
 import { enum as zodEnum, maxLength, maximum, minLength, minimum, number, pipe, regex, string, transform, type ZodMiniType } from 'zod/mini';
 import { isLoopbackHost } from '../util/loopback-host.ts';
+import { AUTHORIZATION_SERVER, isOneOf, type LoopbackHost } from '../util/authorization-server.ts';
 import { isEmailAddress } from '../util/email-address.ts';
 
 /** A value a setting refuses. The message says why, without the variable's name (loadConfig puts it in front). */
@@ -165,14 +166,14 @@ export const trustProxy = custom('true, false, a hop count, or a comma-separated
   return list;
 });
 
-const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
+const LOOPBACK_HOSTS = AUTHORIZATION_SERVER.loopbackHosts;
 
-/** LOOPBACK_HOSTS: trimmed, lower-cased, each one of the three loopback names. */
-export const loopbackHosts = custom(`one or more of ${LOOPBACK_HOSTS.join(', ')}, comma-separated`, (raw) => {
+/** LOOPBACK_HOSTS: trimmed, lower-cased, each one of the loopback names the authorization server supports. */
+export const loopbackHosts = custom(`one or more of ${LOOPBACK_HOSTS.join(', ')}, comma-separated`, (raw): LoopbackHost[] => {
   const hosts = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-  const bad = hosts.find((h) => !LOOPBACK_HOSTS.includes(h));
+  const bad = hosts.find((h) => !isOneOf(LOOPBACK_HOSTS, h));
   if (hosts.length === 0 || bad) throw new RefusedValue(`${bad ?? '(empty)'} is not one of ${LOOPBACK_HOSTS.join(', ')}`);
-  return hosts;
+  return hosts as LoopbackHost[];
 });
 
 /** OWNER_EMAIL: checked as `lyceum users add` checks --email (trimmed, lower case), kept as written. */

@@ -4,8 +4,11 @@ import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
-import { SIGNING_ALGS } from '../keys/keyring.ts';
+import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { bullets, code, duration } from './markdown.ts';
+
+const AS = AUTHORIZATION_SERVER;
+const ticks = (values: readonly string[]) => values.map((v) => `\`${v}\``);
 
 /**
  * The choices Lyceum's code makes where the access contract says nothing,
@@ -17,7 +20,7 @@ export function decisions(config: Config): string {
     [
       'Registration',
       [
-        'Defaults for absent fields: `token_endpoint_auth_method` `none`, `grant_types` `["authorization_code","refresh_token"]`, `response_types` `["code"]`, `application_type` `native`. `application_type` `web` is accepted but changes nothing: the loopback rules apply to every client.',
+        `Defaults for absent fields: \`token_endpoint_auth_method\` \`${AS.clientAuthMethods[0]}\`, \`grant_types\` \`${JSON.stringify(AS.grantTypes)}\`, \`response_types\` \`${JSON.stringify(AS.responseTypes)}\`, \`application_type\` \`${AS.applicationTypes[0]}\`. \`application_type\` ${ticks(AS.applicationTypes.slice(1)).join(', ')} is accepted but changes nothing: the loopback rules apply to every client.`,
         `The body must be \`application/json\` (else 415 \`invalid_request\`), so no plain HTML form on another site can register clients. Largest body: ${config.registrationBodyLimit} bytes.`,
         config.rateLimits.registerPerMinute > 0
           ? `At most ${config.rateLimits.registerPerMinute} registrations per client address per minute (RATE_LIMIT_REGISTER_PER_MINUTE); more get 429 \`too_many_requests\`. Register once and keep the client_id.`
@@ -28,7 +31,7 @@ export function decisions(config: Config): string {
         '`client_secret` (with `client_secret_expires_at: 0`, it does not expire) is issued only to `client_secret_post` clients and shown only in this answer; Lyceum keeps its SHA-256.',
         'Unknown scopes in `scope` are dropped; the known ones are echoed in registry order (no `scope` when none is left).',
         'The registered `scope` is not a limit: it is only the default for an authorization request without `scope`. A request may ask for any of the scopes.',
-        'A mixed `redirect_uris` list keeps only its loopback entries and the answer echoes the kept list (RFC 7591 §3.2.1); duplicates are dropped; at most 10 entries.',
+        `A mixed \`redirect_uris\` list keeps only its loopback entries and the answer echoes the kept list (RFC 7591 §3.2.1); duplicates are dropped; at most ${AS.limits.redirectUris} entries.`,
         'There is no client configuration endpoint (RFC 7592): a registration cannot be read back, changed or deleted over HTTP. Register again when in doubt; an operator removes clients with `lyceum clients delete`.',
         'Client ID Metadata Documents are not supported (`client_id_metadata_document_supported` is not advertised): register first.',
       ],
@@ -41,9 +44,9 @@ export function decisions(config: Config): string {
         'An unknown scope in the request is an error (`invalid_scope`), not silently dropped as at registration.',
         'Scopes the user’s role cannot grant are shown on the consent page as withheld and left out of the grant; the token response’s `scope` says what was granted. Nothing grantable: `invalid_scope`.',
         'Public clients get the consent page on every authorization (RFC 8252 §8.6: their identity cannot be verified). A confidential client whose earlier grant covers the request skips it, unless `prompt=consent`.',
-        '`prompt` accepts `none`, `login` and `consent`; `none` cannot be combined. `prompt=none` answers `login_required` or `consent_required` instead of showing a page, so it never succeeds for a public client.',
+        `\`prompt\` accepts ${ticks(AS.promptValues).slice(0, -1).join(', ')} and ${ticks(AS.promptValues).at(-1)}; \`none\` cannot be combined. \`prompt=none\` answers \`login_required\` or \`consent_required\` instead of showing a page, so it never succeeds for a public client.`,
         '`max_age` (seconds): an older sign-in must be repeated; the ID token’s `auth_time` tells when it happened. `max_age=0` asks for a sign-in every time, like `prompt=login`; after it the flow goes on to consent.',
-        '`code_challenge_method` must be `S256`; `plain` and a missing method are refused. `state` may be up to 2000 bytes (UTF-8; a longer one gets the error page, since the redirect could not carry it back), `nonce` up to 500 characters.',
+        `\`code_challenge_method\` must be ${ticks(AS.pkceMethods).join(' or ')}; \`plain\` and a missing method are refused. \`state\` may be up to ${AS.limits.stateBytes} bytes (UTF-8; a longer one gets the error page, since the redirect could not carry it back), \`nonce\` up to ${AS.limits.nonce} characters.`,
         `\`resource\`: at most one value, ${code(r.api)} or ${code(r.mcp)} (one trailing slash is tolerated); anything else is \`invalid_target\`.`,
         `A browser sign-in lasts ${duration(config.sessionTtl)} (SESSION_TTL_SECONDS).`,
         'Lyceum’s own forms (sign-in, consent, disconnect, sign-out) accept a POST only from Lyceum’s own origin: `Sec-Fetch-Site: same-origin`, or, without that header, an `Origin` equal to the issuer’s. A post from another origin — another port of the same host included — gets a 403 `invalid_csrf` page and never a redirect. Their `_csrf` token is bound to the browser’s session. An app never posts these forms: it opens the authorization URL in the user’s browser.',
@@ -106,7 +109,7 @@ export function decisions(config: Config): string {
       'Identity',
       [
         `UserInfo answers GET and POST and needs \`openid\`. \`preferred_username\` is the local part of the email address; \`${ROLE_CLAIM}\` is an extension claim; \`email_verified\` is always \`false\` because Lyceum does not verify addresses.`,
-        `ID tokens are signed with ${SIGNING_ALGS[0]} unless the client registered \`id_token_signed_response_alg\` ${SIGNING_ALGS.slice(1).map((a) => `\`${a}\``).join(', ')}. Their \`aud\` is the client_id; \`at_hash\` binds the access token; \`nonce\` is echoed when sent. Retired signing keys stay in the JWKS for ${duration(config.idTokenTtl)}.`,
+        `ID tokens are signed with ${AS.signingAlgs[0]} unless the client registered \`id_token_signed_response_alg\` ${ticks(AS.signingAlgs.slice(1)).join(', ')}. Their \`aud\` is the client_id; \`at_hash\` binds the access token; \`nonce\` is echoed when sent. Retired signing keys stay in the JWKS for ${duration(config.idTokenTtl)}.`,
         'A password change (`PATCH /api/v1/account` with `new_password`, or `lyceum users passwd`) signs the user out everywhere: every browser session ends and every access and refresh token of the user is revoked at every client, the token that made the request included. The answer carries `sessions_ended` and `tokens_revoked`; send the user through authorization again.',
         `Credentials are opaque strings with readable prefixes for secret scanners: access tokens \`${PREFIX.access}\`, refresh tokens \`${PREFIX.refresh}\`, codes \`${PREFIX.code}\`, client ids \`${PREFIX.client}\`, client secrets \`${PREFIX.secret}\`. Lyceum stores only their SHA-256.`,
       ],

@@ -2,6 +2,7 @@ import type { Config } from '../config/index.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.ts';
 import { code, table } from './markdown.ts';
+import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 
 /**
  * Where and when each error code is answered. Keyed by OAuthErrorCode, so a
@@ -56,7 +57,7 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
       { where: TOKEN, when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists.' },
     ],
     unauthorized_client: [{ where: TOKEN, when: 'The client did not register this grant_type.' }],
-    unsupported_grant_type: [{ where: TOKEN, when: 'grant_type is neither authorization_code nor refresh_token.' }],
+    unsupported_grant_type: [{ where: TOKEN, when: `grant_type is not ${AUTHORIZATION_SERVER.grantTypes.join(' or ')}.` }],
     unsupported_response_type: [{ status: 'redirect', where: AUTHORIZE, when: 'response_type is not `code`.' }],
     unsupported_token_type: [{ where: REVOKE, when: 'token_type_hint is neither access_token nor refresh_token.' }],
     invalid_scope: [

@@ -14,6 +14,7 @@ import { limitsSection } from './auth-md-limits.ts';
 import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
 import { DOCUMENT_PATHS } from './llms-txt.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
+import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from './metadata.ts';
 
 /** Method and purpose of every OAuth/OIDC endpoint; keyed by the registry so none is left out. */
@@ -229,7 +230,7 @@ export function authMarkdown(config: Config): string {
     decisions(config),
     '## Not supported',
     bullets([
-      'Implicit, password, client credentials and device grants; only `authorization_code` and `refresh_token`.',
+      `Implicit, password, client credentials and device grants; only ${AUTHORIZATION_SERVER.grantTypes.map(code).join(' and ')}.`,
       'HTTP Basic client authentication, `private_key_jwt`, PKCE `plain`, tokens in URLs.',
       'Request objects, the `claims` parameter, pushed authorization requests.',
       'The agent-authentication extension (autonomous identity assertion, service authentication, anonymous claim ceremony): consent is always given interactively at the authorization endpoint.',

@@ -1,11 +1,8 @@
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
-import { SIGNING_ALGS } from '../keys/keyring.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { SCOPE_NAMES } from '../access/scopes.ts';
-import { GRANT_HANDLERS } from '../oauth/token/route.ts';
+import { AUTHORIZATION_SERVER as AS } from '../util/authorization-server.ts';
 import { declaredScopes, resourceIdentifier, type ResourceName } from '../resource/protected-resources.ts';
-
-const CLIENT_AUTH_METHODS = ['none', 'client_secret_post'];
 
 export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash'];
 export const USERINFO_CLAIMS = ['sub', 'name', 'preferred_username', 'updated_at', 'email', 'email_verified', ROLE_CLAIM];
@@ -13,7 +10,8 @@ export const USERINFO_CLAIMS = ['sub', 'name', 'preferred_username', 'updated_at
 /**
  * RFC 8414 §2 authorization server metadata. The same object is served as the
  * OpenID Connect discovery document (OIDC Discovery §3): one set of facts,
- * built from the registries the routes use, so the two can never disagree.
+ * built from the registries the routes use (the capabilities from
+ * util/authorization-server.ts), so the two can never disagree.
  */
 export function authorizationServerMetadata(issuer: string) {
   const url = (path: string) => issuer + path;
@@ -27,21 +25,21 @@ export function authorizationServerMetadata(issuer: string) {
     userinfo_endpoint: url(ENDPOINTS.userinfo),
     jwks_uri: url(ENDPOINTS.jwks),
     scopes_supported: [...SCOPE_NAMES],
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: GRANT_HANDLERS.map((h) => h.grantType),
-    code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
-    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
-    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    response_types_supported: [...AS.responseTypes],
+    response_modes_supported: [...AS.responseModes],
+    grant_types_supported: [...AS.grantTypes],
+    code_challenge_methods_supported: [...AS.pkceMethods],
+    token_endpoint_auth_methods_supported: [...AS.clientAuthMethods],
+    revocation_endpoint_auth_methods_supported: [...AS.clientAuthMethods],
+    introspection_endpoint_auth_methods_supported: [...AS.clientAuthMethods],
     authorization_response_iss_parameter_supported: true,
-    subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
+    subject_types_supported: [...AS.subjectTypes],
+    id_token_signing_alg_values_supported: [...AS.signingAlgs],
     claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...USERINFO_CLAIMS])],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
-    prompt_values_supported: ['none', 'login', 'consent'],
+    prompt_values_supported: [...AS.promptValues],
     service_documentation: url('/auth.md'),
   };
 }

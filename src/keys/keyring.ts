@@ -4,8 +4,9 @@ import type { Config } from '../config/index.ts';
 import type { SigningKey, Store } from '../store/types.ts';
 import { resolveKeysSecret } from './keys-secret.ts';
 
-export const SIGNING_ALGS = ['RS256', 'ES256'] as const;
-export type SigningAlg = (typeof SIGNING_ALGS)[number];
+import { AUTHORIZATION_SERVER, type SigningAlg } from '../util/authorization-server.ts';
+
+const SIGNING_ALGS = AUTHORIZATION_SERVER.signingAlgs;
 
 const ACTIVE_KEY_CACHE_MS = 30_000;
 const JWKS_CACHE_MS = 2_000;

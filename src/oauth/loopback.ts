@@ -5,6 +5,10 @@
  * `127.1`, `2130706433` or `/x/../cb` never stand in for what was registered.
  */
 
+import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
+
+const MAX_LENGTH = AUTHORIZATION_SERVER.limits.redirectUriLength;
+
 /** The parts of a loopback URI as written: host, optional port, and the rest (path and query). */
 interface LoopbackParts {
   host: string;
@@ -22,7 +26,7 @@ const SHAPE = /^http:\/\/(\[[0-9a-f:.]+\]|[^/?#:[\]@]+)(?::(\d{1,5}))?([/?][^#]*
  */
 export function checkLoopbackRedirectUri(raw: unknown, allowedHosts: readonly string[]): LoopbackCheck {
   if (typeof raw !== 'string' || raw.length === 0) return { ok: false, reason: 'a redirect URI must be a non-empty string' };
-  if (raw.length > 2000) return { ok: false, reason: 'a redirect URI must be at most 2000 characters' };
+  if (raw.length > MAX_LENGTH) return { ok: false, reason: `a redirect URI must be at most ${MAX_LENGTH} characters` };
   // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
   if (raw.includes('#')) return { ok: false, reason: `${raw} has a fragment` };
   // RFC 8252 §7.3: "Loopback redirect URIs use the "http" scheme".

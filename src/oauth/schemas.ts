@@ -1,5 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import { describeRoute, errorResponses, stringParams } from '../http/route-docs.ts';
+import { AUTHORIZATION_SERVER as AS, orList } from '../util/authorization-server.ts';
 
 /**
  * OpenAPI descriptions of the OAuth routes. Request parts
@@ -24,25 +25,35 @@ const CLIENT_AUTH_ERRORS = {
   401: 'invalid_client: unknown client, missing or wrong client_secret, or HTTP Basic tried',
 };
 
-const METADATA_FIELDS = {
-  client_name: { type: 'string', maxLength: 200, description: 'Name shown to the user on the consent page' },
+const LIMITS = AS.limits;
+
+/**
+ * RFC 7591 §2 client metadata as this server takes it. The loopback hosts are
+ * the configured ones (LOOPBACK_HOSTS), so the prose says what registration does.
+ */
+const metadataFields = (loopbackHosts: readonly string[]) => ({
+  client_name: { type: 'string', maxLength: LIMITS.metadataString, description: 'Name shown to the user on the consent page' },
   redirect_uris: {
     type: 'array',
     minItems: 1,
-    maxItems: 10,
+    maxItems: LIMITS.redirectUris,
     items: { type: 'string' },
-    description:
-      'Loopback redirect URIs: http with host 127.0.0.1, [::1] or localhost, e.g. http://127.0.0.1:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.',
+    description: `Loopback redirect URIs: http with host ${orList(loopbackHosts)}, e.g. http://${loopbackHosts[0]}:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.`,
   },
-  token_endpoint_auth_method: { type: 'string', enum: ['none', 'client_secret_post'], default: 'none', description: 'none for public clients; client_secret_post gets a client_secret' },
-  application_type: { type: 'string', enum: ['native', 'web'], default: 'native', description: 'native for CLI tools, desktop apps and local agents' },
+  token_endpoint_auth_method: {
+    type: 'string',
+    enum: [...AS.clientAuthMethods],
+    default: AS.clientAuthMethods[0],
+    description: 'none for public clients; client_secret_post gets a client_secret',
+  },
+  application_type: { type: 'string', enum: [...AS.applicationTypes], default: AS.applicationTypes[0], description: 'native for CLI tools, desktop apps and local agents' },
   grant_types: {
     type: 'array',
-    items: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
-    default: ['authorization_code', 'refresh_token'],
-    description: 'Must include authorization_code; without refresh_token no refresh token is issued',
+    items: { type: 'string', enum: [...AS.grantTypes] },
+    default: [...AS.grantTypes],
+    description: `Must include ${AS.requiredGrantType}; without refresh_token no refresh token is issued`,
   },
-  response_types: { type: 'array', items: { type: 'string', enum: ['code'] }, default: ['code'], description: 'Only code' },
+  response_types: { type: 'array', items: { type: 'string', enum: [...AS.responseTypes] }, default: [...AS.responseTypes], description: `Only ${orList(AS.responseTypes)}` },
   scope: { type: 'string', description: 'Space-separated scopes used when an authorization request has no scope; unknown ones are dropped. Not a limit.' },
   client_uri: { type: 'string', format: 'uri', description: 'Home page of the client' },
   logo_uri: { type: 'string', format: 'uri', description: 'Logo of the client' },
@@ -50,11 +61,12 @@ const METADATA_FIELDS = {
   policy_uri: { type: 'string', format: 'uri', description: 'Privacy policy' },
   software_id: { type: 'string', description: 'Identifier of the client software' },
   software_version: { type: 'string', description: 'Version of the client software' },
-  contacts: { type: 'array', maxItems: 10, items: { type: 'string' }, description: 'Contacts of the developers' },
-  id_token_signed_response_alg: { type: 'string', enum: ['RS256', 'ES256'], default: 'RS256', description: 'Algorithm of the ID tokens issued to this client' },
-};
+  contacts: { type: 'array', maxItems: LIMITS.contacts, items: { type: 'string' }, description: 'Contacts of the developers' },
+  id_token_signed_response_alg: { type: 'string', enum: [...AS.signingAlgs], default: AS.signingAlgs[0], description: 'Algorithm of the ID tokens issued to this client' },
+});
 
-export const REGISTRATION_SCHEMA = describeRoute(
+/** The registration route's description; `loopbackHosts` is the LOOPBACK_HOSTS setting. */
+export const registrationSchema = (loopbackHosts: readonly string[]): FastifySchema => describeRoute(
   {
     tags: ['oauth'],
     summary: 'Register a client',
@@ -71,7 +83,7 @@ export const REGISTRATION_SCHEMA = describeRoute(
           client_id_issued_at: { type: 'integer', description: 'Registration time, seconds since the epoch' },
           client_secret: { type: 'string', description: 'Only for client_secret_post; shown only here' },
           client_secret_expires_at: { type: 'integer', description: '0: the secret does not expire' },
-          ...METADATA_FIELDS,
+          ...metadataFields(loopbackHosts),
         },
         headers: noStore,
       },
@@ -83,7 +95,7 @@ export const REGISTRATION_SCHEMA = describeRoute(
       }),
     },
   },
-  { body: { type: 'object', description: 'Client metadata (RFC 7591 §2)', required: ['redirect_uris'], properties: METADATA_FIELDS } },
+  { body: { type: 'object', description: 'Client metadata (RFC 7591 §2)', required: ['redirect_uris'], properties: metadataFields(loopbackHosts) } },
 );
 
 export const AUTHORIZE_SCHEMA = describeRoute(
@@ -105,16 +117,16 @@ export const AUTHORIZE_SCHEMA = describeRoute(
   {
     querystring: stringParams(
       {
-        response_type: 'code',
+        response_type: orList(AS.responseTypes),
         client_id: 'The client_id from registration',
         redirect_uri: 'A registered loopback redirect URI; any port may be used. Always required.',
         scope: 'Space-separated scopes; without it the scope registered by the client applies',
         state: 'Opaque value returned on the redirect (up to 2000 bytes of UTF-8)',
         code_challenge: 'BASE64URL(SHA-256(code_verifier)), 43 characters',
-        code_challenge_method: 'S256 (plain is refused)',
+        code_challenge_method: `${orList(AS.pkceMethods)} (plain is refused)`,
         resource: 'RFC 8707 resource to bind the tokens to: the issuer (API) or {issuer}/mcp',
         nonce: 'Returned in the ID token (up to 500 characters)',
-        prompt: 'none, login or consent',
+        prompt: orList(AS.promptValues),
         max_age: 'Maximum age of the sign-in, in seconds',
       },
       ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method'],
@@ -155,7 +167,7 @@ export const TOKEN_SCHEMA = describeRoute(
   {
     body: stringParams(
       {
-        grant_type: 'authorization_code or refresh_token',
+        grant_type: orList(AS.grantTypes),
         code: 'authorization_code: the code from the redirect',
         redirect_uri: 'authorization_code: exactly the redirect_uri of the authorization request, port included',
         code_verifier: 'authorization_code: the PKCE verifier, 43 to 128 characters',

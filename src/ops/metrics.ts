@@ -78,7 +78,7 @@ export class AppMetrics {
 
   /** Counts and times every response, and the token endpoint's outcomes. */
   instrument(app: FastifyInstance): void {
-    const grantTypes = new Set(GRANT_HANDLERS.map((h) => h.grantType));
+    const grantTypes = new Set<string>(GRANT_HANDLERS.map((h) => h.grantType));
     const isTokenRequest = (request: FastifyRequest) => request.method === 'POST' && request.routeOptions.url === ENDPOINTS.token;
 
     app.addHook('onResponse', async (request, reply) => {

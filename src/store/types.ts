@@ -8,6 +8,7 @@
  * stored only as SHA-256 hashes; nothing here knows a plaintext credential.
  */
 import type { Role } from '../access/roles.ts';
+import type { ApplicationType, ClientAuthMethod, GrantType, ResponseType, SigningAlg } from '../util/authorization-server.ts';
 
 export interface User {
   id: string;
@@ -37,10 +38,10 @@ export interface UserStore {
 export interface ClientMetadata {
   client_name?: string;
   redirect_uris: string[];
-  grant_types: string[];
-  response_types: string[];
-  token_endpoint_auth_method: 'none' | 'client_secret_post';
-  application_type: 'native' | 'web';
+  grant_types: GrantType[];
+  response_types: ResponseType[];
+  token_endpoint_auth_method: ClientAuthMethod;
+  application_type: ApplicationType;
   scope?: string;
   client_uri?: string;
   logo_uri?: string;
@@ -49,8 +50,8 @@ export interface ClientMetadata {
   software_id?: string;
   software_version?: string;
   contacts?: string[];
-  /** OIDC Dynamic Registration §2; RS256 when absent. */
-  id_token_signed_response_alg?: 'RS256' | 'ES256';
+  /** OIDC Dynamic Registration §2; the first of the supported algorithms when absent. */
+  id_token_signed_response_alg?: SigningAlg;
 }
 
 export interface Client {
@@ -243,7 +244,7 @@ export interface GrantStore {
 /** An ID token signing key; the private half stays sealed (a compact JWE) in the store. */
 export interface SigningKey {
   kid: string;
-  alg: 'RS256' | 'ES256';
+  alg: SigningAlg;
   publicJwk: Record<string, unknown>;
   sealedPrivateJwk: string;
   createdAt: number;

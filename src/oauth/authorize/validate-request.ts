@@ -5,6 +5,7 @@ import { matchRegisteredRedirectUri } from '../loopback.ts';
 import { isWellFormedS256Challenge } from '../pkce.ts';
 import { checkResource, resourcesFor } from '../resources.ts';
 import { parseScope, type Scope } from '../../access/scopes.ts';
+import { AUTHORIZATION_SERVER as AS, isOneOf, orList } from '../../util/authorization-server.ts';
 
 export type RawParams = Record<string, unknown>;
 
@@ -43,13 +44,7 @@ export type ValidationResult =
   | { kind: 'redirect'; error: OAuthError; redirectUri: string; state: string | undefined }
   | { kind: 'ok'; request: AuthorizationRequest };
 
-/**
- * The largest `state`, in UTF-8 bytes. It comes back percent-encoded in the
- * Location header (up to 3 characters a byte); with a 2000-character
- * redirect URI the header stays well inside the 16 KB of headers Node's
- * HTTP clients accept.
- */
-export const MAX_STATE_BYTES = 2000;
+const MAX_STATE_BYTES = AS.limits.stateBytes;
 
 /** RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once." */
 function single(params: RawParams, name: string): string | undefined {
@@ -87,21 +82,23 @@ function checkRedirectUri(params: RawParams, client: Client, deps: Deps): string
 function checkResponseType(params: RawParams): void {
   const responseType = single(params, 'response_type');
   if (!responseType) throw new OAuthError('invalid_request', 'response_type is required');
-  if (responseType !== 'code') throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
+  if (!isOneOf(AS.responseTypes, responseType)) {
+    throw new OAuthError('unsupported_response_type', `Only ${orList(AS.responseTypes.map((t) => `response_type=${t}`))} is supported`);
+  }
 }
 
-/** RFC 7636 §4.4.1 and OAuth 2.1: PKCE with S256 is mandatory here; plain is refused. */
+/** RFC 7636 §4.4.1 and OAuth 2.1: PKCE is mandatory here, with the supported methods only (S256; plain is refused). */
 function checkPkce(params: RawParams): string {
   const challenge = single(params, 'code_challenge');
   const method = single(params, 'code_challenge_method');
-  if (!challenge) throw new OAuthError('invalid_request', 'code_challenge is required (PKCE with S256)');
-  if (method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
+  if (!challenge) throw new OAuthError('invalid_request', `code_challenge is required (PKCE with ${orList(AS.pkceMethods)})`);
+  if (!isOneOf(AS.pkceMethods, method)) throw new OAuthError('invalid_request', `code_challenge_method must be ${orList(AS.pkceMethods)}`);
   if (!isWellFormedS256Challenge(challenge)) throw new OAuthError('invalid_request', 'code_challenge must be 43 base64url characters');
   return challenge;
 }
 
 function checkScope(params: RawParams, client: Client): Scope[] {
-  const raw = bounded(params, 'scope', 4000) ?? client.metadata.scope;
+  const raw = bounded(params, 'scope', AS.limits.scope) ?? client.metadata.scope;
   // RFC 6749 §3.3: with no scope, "the authorization server MUST either process the request using a pre-defined default value or fail".
   if (!raw) throw new OAuthError('invalid_scope', 'scope is required');
   const { scopes, unknown } = parseScope(raw);
@@ -131,7 +128,8 @@ function checkPrompt(params: RawParams): string | undefined {
   const v = single(params, 'prompt');
   if (v === undefined) return undefined;
   const values = v.split(' ').filter(Boolean);
-  if (values.some((p) => !['none', 'login', 'consent'].includes(p))) throw new OAuthError('invalid_request', 'prompt must be none, login or consent');
+  if (values.some((p) => !isOneOf(AS.promptValues, p))) throw new OAuthError('invalid_request', `prompt must be ${orList(AS.promptValues)}`);
+  // OIDC Core §3.1.2.1: "If this parameter contains none with any other value, an error is returned."
   if (values.includes('none') && values.length > 1) throw new OAuthError('invalid_request', 'prompt=none cannot be combined');
   return values.join(' ');
 }
@@ -164,7 +162,7 @@ export async function validateAuthorizationRequest(params: RawParams, deps: Deps
     const codeChallenge = checkPkce(params);
     const scopes = checkScope(params, client);
     const resource = checkResourceParam(params, deps);
-    const nonce = bounded(params, 'nonce', 500);
+    const nonce = bounded(params, 'nonce', AS.limits.nonce);
     const prompt = checkPrompt(params);
     const maxAge = checkMaxAge(params);
     return {

@@ -3,14 +3,13 @@ import type { ClientMetadata } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { checkLoopbackRedirectUri } from '../loopback.ts';
 import { formatScope, parseScope } from '../../access/scopes.ts';
+import { AUTHORIZATION_SERVER as AS, isOneOf, orList, type GrantType, type ResponseType } from '../../util/authorization-server.ts';
 
-const SUPPORTED_GRANTS = ['authorization_code', 'refresh_token'];
-const AUTH_METHODS = ['none', 'client_secret_post'] as const;
-const MAX_REDIRECT_URIS = 10;
+const LIMITS = AS.limits;
 
 const metadataError = (d: string) => new OAuthError('invalid_client_metadata', d);
 
-function optionalString(body: Record<string, unknown>, field: string, max = 200): string | undefined {
+function optionalString(body: Record<string, unknown>, field: string, max: number = LIMITS.metadataString): string | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' || v.length === 0 || v.length > max) throw metadataError(`${field} must be a string of 1 to ${max} characters`);
@@ -18,7 +17,7 @@ function optionalString(body: Record<string, unknown>, field: string, max = 200)
 }
 
 function optionalWebUrl(body: Record<string, unknown>, field: string): string | undefined {
-  const v = optionalString(body, field, 2000);
+  const v = optionalString(body, field, LIMITS.metadataUrl);
   if (v === undefined) return undefined;
   let url: URL;
   try {
@@ -30,9 +29,9 @@ function optionalWebUrl(body: Record<string, unknown>, field: string): string | 
   return v;
 }
 
-function stringArray(body: Record<string, unknown>, field: string, fallback: string[]): string[] {
+function stringArray(body: Record<string, unknown>, field: string, fallback: readonly string[]): string[] {
   const v = body[field];
-  if (v === undefined || v === null) return fallback;
+  if (v === undefined || v === null) return [...fallback];
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw metadataError(`${field} must be an array of strings`);
   return [...new Set(v as string[])];
 }
@@ -53,8 +52,8 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
   if (!Array.isArray(requested) || requested.length === 0) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of loopback URIs such as http://127.0.0.1:8765/callback.');
   }
-  if (requested.length > MAX_REDIRECT_URIS) {
-    throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs may be registered.`);
+  if (requested.length > LIMITS.redirectUris) {
+    throw new OAuthError('invalid_redirect_uri', `At most ${LIMITS.redirectUris} redirect URIs may be registered.`);
   }
   const checks = requested.map((u) => checkLoopbackRedirectUri(u, config.loopbackHosts));
   // Kept as sent, so the echo matches the client's own strings byte for byte.
@@ -67,35 +66,39 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
     );
   }
 
-  const method = b.token_endpoint_auth_method ?? 'none';
-  if (!AUTH_METHODS.includes(method as (typeof AUTH_METHODS)[number])) {
-    throw metadataError(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+  // RFC 7591 §2: "If unspecified or omitted, the default is "client_secret_basic""; Lyceum has no
+  // HTTP Basic, so its default is the first method it supports.
+  const method = b.token_endpoint_auth_method ?? AS.clientAuthMethods[0];
+  if (!isOneOf(AS.clientAuthMethods, method)) {
+    throw metadataError(`token_endpoint_auth_method must be one of ${AS.clientAuthMethods.join(', ')}`);
   }
 
-  const grantTypes = stringArray(b, 'grant_types', SUPPORTED_GRANTS);
-  const unsupported = grantTypes.filter((g) => !SUPPORTED_GRANTS.includes(g));
+  const grantTypes = stringArray(b, 'grant_types', AS.grantTypes);
+  const unsupported = grantTypes.filter((g) => !isOneOf(AS.grantTypes, g));
   if (unsupported.length > 0) throw metadataError(`unsupported grant_types: ${unsupported.join(', ')}`);
-  if (!grantTypes.includes('authorization_code')) throw metadataError('grant_types must include authorization_code');
+  if (!grantTypes.includes(AS.requiredGrantType)) throw metadataError(`grant_types must include ${AS.requiredGrantType}`);
 
-  const responseTypes = stringArray(b, 'response_types', ['code']);
-  // RFC 7591 §2.1: grant_types and response_types must be consistent; code is the only one here.
-  if (responseTypes.length !== 1 || responseTypes[0] !== 'code') throw metadataError('response_types must be ["code"]');
+  const responseTypes = stringArray(b, 'response_types', AS.responseTypes);
+  // RFC 7591 §2.1: grant_types and response_types must be consistent; one response type goes with the code grant.
+  if (responseTypes.length !== 1 || !isOneOf(AS.responseTypes, responseTypes[0])) {
+    throw metadataError(`response_types must be ${JSON.stringify(AS.responseTypes)}`);
+  }
 
-  const applicationType = b.application_type ?? 'native';
-  if (applicationType !== 'native' && applicationType !== 'web') throw metadataError('application_type must be native or web');
+  const applicationType = b.application_type ?? AS.applicationTypes[0];
+  if (!isOneOf(AS.applicationTypes, applicationType)) throw metadataError(`application_type must be ${orList(AS.applicationTypes)}`);
 
   const metadata: ClientMetadata = {
     redirect_uris: kept,
-    grant_types: grantTypes,
-    response_types: responseTypes,
-    token_endpoint_auth_method: method as ClientMetadata['token_endpoint_auth_method'],
+    grant_types: grantTypes as GrantType[],
+    response_types: responseTypes as ResponseType[],
+    token_endpoint_auth_method: method,
     application_type: applicationType,
   };
   const name = optionalString(b, 'client_name');
   if (name !== undefined) metadata.client_name = name;
 
   // RFC 7591 §2: the server MAY replace the requested scope; unknown scopes are dropped and the kept ones echoed.
-  const scope = optionalString(b, 'scope', 4000);
+  const scope = optionalString(b, 'scope', LIMITS.scope);
   if (scope !== undefined) {
     const kept = formatScope(parseScope(scope).scopes);
     if (kept) metadata.scope = kept;
@@ -110,12 +113,14 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
   }
   const alg = b.id_token_signed_response_alg;
   if (alg !== undefined && alg !== null) {
-    if (alg !== 'RS256' && alg !== 'ES256') throw metadataError('id_token_signed_response_alg must be RS256 or ES256');
+    if (!isOneOf(AS.signingAlgs, alg)) throw metadataError(`id_token_signed_response_alg must be ${orList(AS.signingAlgs)}`);
     metadata.id_token_signed_response_alg = alg;
   }
   const contacts = stringArray(b, 'contacts', []);
   if (contacts.length > 0) {
-    if (contacts.length > 10 || contacts.some((c) => c.length === 0 || c.length > 200)) throw metadataError('contacts must hold at most 10 strings of 1 to 200 characters');
+    if (contacts.length > LIMITS.contacts || contacts.some((c) => c.length === 0 || c.length > LIMITS.metadataString)) {
+      throw metadataError(`contacts must hold at most ${LIMITS.contacts} strings of 1 to ${LIMITS.metadataString} characters`);
+    }
     metadata.contacts = contacts;
   }
   return metadata;

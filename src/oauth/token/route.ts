@@ -8,8 +8,15 @@ import { formBody, param } from './form-params.ts';
 import type { GrantHandler } from './grant-handler.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
+import { AUTHORIZATION_SERVER, type GrantType } from '../../util/authorization-server.ts';
 
-export const GRANT_HANDLERS: readonly GrantHandler[] = [authorizationCodeGrant, refreshTokenGrant];
+/** One handler for each grant type the authorization server supports: a missing one does not compile. */
+const HANDLER_OF: { [G in GrantType]: GrantHandler & { grantType: G } } = {
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
+};
+
+export const GRANT_HANDLERS: readonly GrantHandler[] = AUTHORIZATION_SERVER.grantTypes.map((g) => HANDLER_OF[g]);
 
 /** POST /api/oauth/token (RFC 6749 §3.2). */
 export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
@@ -23,7 +30,7 @@ export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
     if (!handler) throw new OAuthError('unsupported_grant_type', `grant_type ${grantType} is not supported`);
     const client = await authenticateClient(request, body, deps);
     // RFC 6749 §5.2 unauthorized_client: "not authorized to use this authorization grant type"
-    if (!client.metadata.grant_types.includes(grantType)) {
+    if (!client.metadata.grant_types.includes(handler.grantType)) {
       throw new OAuthError('unauthorized_client', `This client did not register the ${grantType} grant`);
     }
     const response = await handler.handle({ request, body, client, deps });

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SigningKeyStore } from '../types.ts';
 import type { Database } from './schema.ts';
+import { AUTHORIZATION_SERVER, isOneOf } from '../../util/authorization-server.ts';
 
 export function kyselySigningKeyStore(db: Kysely<Database>): SigningKeyStore {
   return {
@@ -27,7 +28,8 @@ export function kyselySigningKeyStore(db: Kysely<Database>): SigningKeyStore {
         .execute();
       return rows.map((r) => ({
         kid: r.kid,
-        alg: r.alg === 'ES256' ? 'ES256' : 'RS256',
+        // A stored algorithm this server no longer knows is read as the default one.
+        alg: isOneOf(AUTHORIZATION_SERVER.signingAlgs, r.alg) ? r.alg : AUTHORIZATION_SERVER.signingAlgs[0],
         publicJwk: JSON.parse(r.public_jwk) as Record<string, unknown>,
         sealedPrivateJwk: r.sealed_private_jwk,
         createdAt: Number(r.created_at),

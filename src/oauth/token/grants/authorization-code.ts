@@ -6,6 +6,7 @@ import type { GrantHandler } from '../grant-handler.ts';
 import { mintPair, tokenResponse, type MintedPair } from '../issue-tokens.ts';
 import { resolveTokenResource } from '../resource-param.ts';
 import type { AuthorizationCode } from '../../../store/types.ts';
+import { AUTHORIZATION_SERVER } from '../../../util/authorization-server.ts';
 
 const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
 
@@ -63,7 +64,7 @@ export const authorizationCodeGrant = {
         authTime: c.authTime,
         accessToken: pair.accessToken,
         scope: c.scope,
-        alg: client.metadata.id_token_signed_response_alg ?? 'RS256',
+        alg: client.metadata.id_token_signed_response_alg ?? AUTHORIZATION_SERVER.signingAlgs[0],
       });
     }
     return response;

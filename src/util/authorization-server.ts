@@ -1,0 +1,73 @@
+/**
+ * What Lyceum's authorization server supports, declared once: the metadata
+ * documents, the OpenAPI schemas, registration, the authorize checks, the
+ * store's client types and the settings all read this object, so none of
+ * them can offer what another refuses. It lives among the helpers that import
+ * nothing because the settings (LOOPBACK_HOSTS) read it too.
+ *
+ * What a deployment chooses is a setting, read where it is used: this object
+ * says what may be chosen (LOOPBACK_HOSTS picks from `loopbackHosts`), and
+ * limits that are settings (MAX_REGISTERED_CLIENTS, REGISTRATION_BODY_LIMIT)
+ * are not here.
+ */
+export const AUTHORIZATION_SERVER = {
+  /** RFC 7591 §2 grant_types; the token endpoint has one handler for each. */
+  grantTypes: ['authorization_code', 'refresh_token'],
+  /** The one grant every client must register: the code flow is the only way in. */
+  requiredGrantType: 'authorization_code',
+  /** RFC 7591 §2 token_endpoint_auth_method; the first is the default. HTTP Basic is refused. */
+  clientAuthMethods: ['none', 'client_secret_post'],
+  /** RFC 6749 §3.1.1 response_type: the code flow only. */
+  responseTypes: ['code'],
+  /** OAuth 2.0 Multiple Response Types §2.1: the code comes back in the query. */
+  responseModes: ['query'],
+  /** RFC 7636 §4.3 code_challenge_method: S256 only, plain is refused. */
+  pkceMethods: ['S256'],
+  /** ID token signing algorithms (OIDC Dynamic Registration §2); the first is the default. */
+  signingAlgs: ['RS256', 'ES256'],
+  /** OIDC Core §3.1.2.1 prompt values; `none` stands alone. */
+  promptValues: ['none', 'login', 'consent'],
+  /** OIDC Dynamic Registration §2 application_type; the first is the default, and both follow the loopback rules. */
+  applicationTypes: ['native', 'web'],
+  /** OIDC Core §8 subject identifier types. */
+  subjectTypes: ['public'],
+  /** RFC 8252 §7.3 loopback hosts a redirect URI may name, as written in one; LOOPBACK_HOSTS picks the ones this server accepts. */
+  loopbackHosts: ['127.0.0.1', '[::1]', 'localhost'],
+  /** Fixed limits of what a client may send, in characters unless named otherwise. */
+  limits: {
+    redirectUris: 10,
+    redirectUriLength: 2000,
+    contacts: 10,
+    metadataString: 200,
+    metadataUrl: 2000,
+    scope: 4000,
+    nonce: 500,
+    /**
+     * The largest `state`, in UTF-8 bytes. It comes back percent-encoded in the
+     * Location header (up to 3 characters a byte); with a 2000-character
+     * redirect URI the header stays well inside the 16 KB of headers Node's
+     * HTTP clients accept.
+     */
+    stateBytes: 2000,
+  },
+} as const;
+
+type Capabilities = typeof AUTHORIZATION_SERVER;
+export type GrantType = Capabilities['grantTypes'][number];
+export type ClientAuthMethod = Capabilities['clientAuthMethods'][number];
+export type ResponseType = Capabilities['responseTypes'][number];
+export type PkceMethod = Capabilities['pkceMethods'][number];
+export type SigningAlg = Capabilities['signingAlgs'][number];
+export type PromptValue = Capabilities['promptValues'][number];
+export type ApplicationType = Capabilities['applicationTypes'][number];
+export type LoopbackHost = Capabilities['loopbackHosts'][number];
+
+/** Whether `value` is one of `list`: narrows an unknown input to the list's union. */
+export function isOneOf<T extends string>(list: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (list as readonly string[]).includes(value);
+}
+
+/** A list as prose: "a, b or c". */
+export function orList(list: readonly string[]): string {
+  return list.length <= 1 ? list.join('') : `${list.slice(0, -1).join(', ')} or ${list.at(-1)}`;
+}
