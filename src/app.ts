@@ -23,8 +23,9 @@ import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token/route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { registerDocumentRoutes } from './discovery/documents.ts';
-import { DOCUMENT_PATHS } from './discovery/llms-txt.ts';
+import { DOCUMENT_PATHS } from './discovery/paths.ts';
 import { registerPlatformRoutes } from './platform/routes/index.ts';
+import { MCP_PATH } from './mcp/path.ts';
 import { registerMcpRoutes } from './mcp/route.ts';
 import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
@@ -38,7 +39,7 @@ import type { AppMetrics } from './ops/metrics.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
 const CORS_PATHS: PathSet = {
-  exact: ['/mcp', ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo],
+  exact: [MCP_PATH, ENDPOINTS.registration, ENDPOINTS.token, ENDPOINTS.revocation, ENDPOINTS.introspection, ENDPOINTS.userinfo],
   prefixes: ['/.well-known/'],
 };
 
@@ -114,6 +115,6 @@ export async function buildApp(
   registerPlatformRoutes(app, deps);
   registerDocumentRoutes(app, deps);
   registerMcpRoutes(app, deps, new RecordService(deps));
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(DOCUMENT_PATHS.openapi, { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import { boundToLoopback } from '../mcp/dns-rebinding.ts';
+import { MCP_PATH } from '../mcp/path.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
@@ -94,15 +95,15 @@ export function decisions(config: Config): string {
         'A bad token (malformed, unknown, expired, revoked, bound elsewhere) is 401 `invalid_token` with a challenge even where anonymous callers are served: it is never quietly treated as anonymous.',
         'A valid token without the operation’s scope, on an operation with a public view, is served the public view instead of a 403.',
         '`insufficient_scope` names every scope the operation needs in the challenge’s `scope`.',
-        `A token bound to ${code(r.mcp)} is refused by the API and UserInfo, and one bound to ${code(r.api)} by ${code('/mcp')}; an unbound token is accepted by both.`,
+        `A token bound to ${code(r.mcp)} is refused by the API and UserInfo, and one bound to ${code(r.api)} by ${code(MCP_PATH)}; an unbound token is accepted by both.`,
       ],
     ],
     [
       'MCP server',
       [
-        `Every ${code('/mcp')} answer, anonymous or not, carries \`Cache-Control: no-store\`.`,
-        `${code('/mcp')} refuses with 403 (a JSON-RPC error) a request whose \`Origin\` is not ${code(new URL(config.issuer).origin)}${config.mcpAllowedOrigins.length ? ` or ${config.mcpAllowedOrigins.map(code).join(', ')} (MCP_ALLOWED_ORIGINS)` : ' (MCP_ALLOWED_ORIGINS can add others)'}${boundToLoopback(config.host) ? `, and one whose \`Host\` is not ${code(new URL(config.issuer).host)} (the server listens on loopback only)` : ''}: DNS-rebinding protection. Requests without \`Origin\` are served.`,
-        `The ${code('/mcp')} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
+        `Every ${code(MCP_PATH)} answer, anonymous or not, carries \`Cache-Control: no-store\`.`,
+        `${code(MCP_PATH)} refuses with 403 (a JSON-RPC error) a request whose \`Origin\` is not ${code(new URL(config.issuer).origin)}${config.mcpAllowedOrigins.length ? ` or ${config.mcpAllowedOrigins.map(code).join(', ')} (MCP_ALLOWED_ORIGINS)` : ' (MCP_ALLOWED_ORIGINS can add others)'}${boundToLoopback(config.host) ? `, and one whose \`Host\` is not ${code(new URL(config.issuer).host)} (the server listens on loopback only)` : ''}: DNS-rebinding protection. Requests without \`Origin\` are served.`,
+        `The ${code(MCP_PATH)} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
       ],
     ],
     [

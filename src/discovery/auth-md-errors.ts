@@ -1,6 +1,8 @@
 import type { Config } from '../config/index.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError, type OAuthErrorCode } from '../oauth/errors.ts';
+import { MCP_PATH } from '../mcp/path.ts';
+import { API_PREFIX } from '../platform/routes/paths.ts';
 import { code, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 
@@ -26,7 +28,9 @@ const REGISTER = code(ENDPOINTS.registration);
 const USERINFO = code(ENDPOINTS.userinfo);
 const CLIENT_AUTH = `${TOKEN}, ${REVOKE}, ${INTROSPECT}`;
 const STORAGE = code('POST /api/v1/storage');
-const PROTECTED = `${code('/api/v1/…')}, ${USERINFO}, ${code('/mcp')}`;
+const API = code(`${API_PREFIX}/…`);
+const MCP = code(MCP_PATH);
+const PROTECTED = `${API}, ${USERINFO}, ${MCP}`;
 
 type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits' | 'storageQuotaBytes' | 'maxRegisteredClients'>;
 
@@ -87,7 +91,7 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
     ],
     insufficient_scope: [{ note: 'with `WWW-Authenticate`', where: PROTECTED, when: 'A valid token lacks a scope the operation needs, and the operation has no public view.' }],
     not_found: [{ where: 'any', when: 'No route for this method and path, or no record with this id (a public view also hides unpublished records).' }],
-    conflict: [{ where: code('/api/v1/…'), when: 'A unique value is taken, or a record still has records that depend on it.' }],
+    conflict: [{ where: API, when: 'A unique value is taken, or a record still has records that depend on it.' }],
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
       { note: 'with `Retry-After`', where: REGISTER, when: `The server already holds ${config.maxRegisteredClients} registered clients (MAX_REGISTERED_CLIENTS); retry after the delay given.` },
@@ -101,7 +105,7 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
             : 'Never on this server: the limit is off (RATE_LIMIT_UPLOAD_PER_MINUTE=0).',
       },
       {
-        where: code('/mcp'),
+        where: MCP,
         when:
           config.rateLimits.mcpPerMinute > 0
             ? `More than ${config.rateLimits.mcpPerMinute} requests per minute from one client: one access token, or one address for anonymous callers (RATE_LIMIT_MCP_PER_MINUTE).`

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
+import { MCP_PATH } from '../mcp/path.ts';
 import { MAX_FILE_BYTES } from '../platform/files/file-service.ts';
 import { readableBytes } from '../util/readable-bytes.ts';
 import { code, duration, table } from './markdown.ts';
@@ -32,12 +33,12 @@ export function limitsSection(config: LimitsConfig): string {
       `${p.free} wrong in a row, then a wait of ${duration(p.firstDelay)} doubling up to ${duration(p.maxDelay)} (SIGN_IN_*); never a lockout`,
       '429 sign-in page or `too_many_requests`, `Retry-After`',
     ],
-    [`${code('/mcp')} requests`, perMinute(r.mcpPerMinute, 'per access token, or per address without one', 'RATE_LIMIT_MCP_PER_MINUTE'), '429 `too_many_requests`'],
+    [`${code(MCP_PATH)} requests`, perMinute(r.mcpPerMinute, 'per access token, or per address without one', 'RATE_LIMIT_MCP_PER_MINUTE'), '429 `too_many_requests`'],
     ['Uploads', perMinute(r.uploadPerMinute, 'per access token', 'RATE_LIMIT_UPLOAD_PER_MINUTE'), '429 `too_many_requests`, `Retry-After`'],
     ['Stored files of the school', `${bytes(config.storageQuotaBytes)} in all (STORAGE_QUOTA_BYTES)`, '413 `invalid_request`, naming what is used'],
     ['One uploaded file', bytes(MAX_FILE_BYTES), '413 `invalid_request`'],
     ['Registration body', `${bytes(config.registrationBodyLimit)} (REGISTRATION_BODY_LIMIT)`, '413 `invalid_request`'],
-    [`${code('/mcp')} body`, bytes(MCP_BODY_LIMIT_BYTES), '413 `invalid_request`'],
+    [`${code(MCP_PATH)} body`, bytes(MCP_BODY_LIMIT_BYTES), '413 `invalid_request`'],
     ['Any other request body', bytes(BODY_LIMIT_BYTES), '413 `invalid_request`'],
   ];
   const shared = config.redisUrl

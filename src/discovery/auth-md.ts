@@ -12,10 +12,10 @@ import { decisions } from './auth-md-decisions.ts';
 import { errorTable } from './auth-md-errors.ts';
 import { limitsSection } from './auth-md-limits.ts';
 import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
-import { DOCUMENT_PATHS } from './llms-txt.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from './metadata.ts';
+import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 
 /** Method and purpose of every OAuth/OIDC endpoint; keyed by the registry so none is left out. */
 const ENDPOINT_DOCS: Record<keyof typeof ENDPOINTS, [method: string, purpose: string]> = {
@@ -29,8 +29,8 @@ const ENDPOINT_DOCS: Record<keyof typeof ENDPOINTS, [method: string, purpose: st
 };
 
 const DISCOVERY_DOCS: [path: string, purpose: string][] = [
-  ['/.well-known/oauth-authorization-server', 'Authorization server metadata (RFC 8414); authoritative if documents disagree'],
-  ['/.well-known/openid-configuration', 'OpenID Connect discovery: the same facts'],
+  [METADATA_PATHS.authorizationServer, 'Authorization server metadata (RFC 8414); authoritative if documents disagree'],
+  [METADATA_PATHS.openidConfiguration, 'OpenID Connect discovery: the same facts'],
   [PRM_PATHS.api, 'Protected resource metadata (RFC 9728) of the API'],
   [PRM_PATHS.mcp, 'Protected resource metadata (RFC 9728) of the MCP server'],
   [DOCUMENT_PATHS.openapi, 'OpenAPI 3.0 description, with the scopes of every operation'],
@@ -190,7 +190,7 @@ export function authMarkdown(config: Config): string {
   const sections: string[] = [
     '# Lyceum: authentication for CLI tools, apps and agents',
     `> Issuer: ${code(issuer)}. OAuth 2.0 authorization code flow with PKCE (S256), OpenID Connect, open dynamic registration for loopback clients. Requests without a token are served as anonymous and never challenged.`,
-    `The authorization server metadata at ${code(`${issuer}/.well-known/oauth-authorization-server`)} is authoritative if this page and it ever disagree. Every URL below is on the issuer; the issuer is exactly ${code(issuer)}, and it is the \`iss\` of redirects, ID tokens and introspection.`,
+    `The authorization server metadata at ${code(issuer + METADATA_PATHS.authorizationServer)} is authoritative if this page and it ever disagree. Every URL below is on the issuer; the issuer is exactly ${code(issuer)}, and it is the \`iss\` of redirects, ID tokens and introspection.`,
     '## Endpoints',
     endpointsSection(issuer),
     '## Flow at a glance',

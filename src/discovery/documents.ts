@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { declarePublicRoute } from '../http/operation.ts';
 import { RecordService } from '../platform/records.ts';
 import { authMarkdown } from './auth-md.ts';
-import { DOCUMENT_PATHS, llmsText } from './llms-txt.ts';
+import { llmsText } from './llms-txt.ts';
+import { DOCUMENT_PATHS } from './paths.ts';
 import { pricingMarkdown } from './pricing-md.ts';
 import { schoolProfile } from './school.ts';
 
@@ -30,21 +32,21 @@ function send(reply: FastifyReply, type: string, body: string): FastifyReply {
 export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
   const records = new RecordService(deps);
 
-  app.get(
-    DOCUMENT_PATHS.auth,
-    { schema: documentSchema('Authentication walkthrough', 'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.', MARKDOWN) },
+  declarePublicRoute(
+    app,
+    { method: 'GET', path: DOCUMENT_PATHS.auth, operationId: 'getAuthMarkdown', schema: documentSchema('Authentication walkthrough', 'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.', MARKDOWN) },
     async (_request, reply) => send(reply, MARKDOWN, authMarkdown(deps.config)),
   );
 
-  app.get(
-    DOCUMENT_PATHS.llms,
-    { schema: documentSchema('Index for AI agents', 'llms.txt (https://llmstxt.org/): the school, then links to the documentation, the MCP server and the public catalog.', TEXT) },
+  declarePublicRoute(
+    app,
+    { method: 'GET', path: DOCUMENT_PATHS.llms, operationId: 'getLlmsText', schema: documentSchema('Index for AI agents', 'llms.txt (https://llmstxt.org/): the school, then links to the documentation, the MCP server and the public catalog.', TEXT) },
     async (_request, reply) => send(reply, TEXT, llmsText(deps.config.issuer, await schoolProfile(deps))),
   );
 
-  app.get(
-    DOCUMENT_PATHS.pricing,
-    { schema: documentSchema('Pricing', 'What the school sells, as Markdown, from the live catalog: published courses, membership plans and digital products, and upcoming events, with prices in the school currency.', MARKDOWN) },
+  declarePublicRoute(
+    app,
+    { method: 'GET', path: DOCUMENT_PATHS.pricing, operationId: 'getPricingMarkdown', schema: documentSchema('Pricing', 'What the school sells, as Markdown, from the live catalog: published courses, membership plans and digital products, and upcoming events, with prices in the school currency.', MARKDOWN) },
     async (_request, reply) => send(reply, MARKDOWN, await pricingMarkdown(deps, records)),
   );
 }

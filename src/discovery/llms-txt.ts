@@ -1,17 +1,10 @@
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { AREA_LIST } from '../platform/areas.ts';
-import { API_PREFIX } from '../platform/routes/records-routes.ts';
+import { API_PREFIX } from '../platform/routes/paths.ts';
 import { PRM_PATHS } from '../resource/protected-resources.ts';
+import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 import type { SchoolProfile } from './school.ts';
 
-/** The machine-readable documents every origin serves (spec "Discovery and machine-readable resources"). */
-export const DOCUMENT_PATHS = {
-  auth: '/auth.md',
-  llms: '/llms.txt',
-  pricing: '/pricing.md',
-  openapi: '/openapi.json',
-  mcp: '/mcp',
-} as const;
 
 const line = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** Link text must not close the bracket early. */
@@ -49,8 +42,8 @@ export function llmsText(issuer: string, school: SchoolProfile): string {
       link('Authentication walkthrough', url(DOCUMENT_PATHS.auth), 'OAuth 2.0 + OpenID Connect for CLI tools and agents: registration, PKCE, tokens, scopes, errors, with a curl walkthrough.'),
       link('OpenAPI description', url(DOCUMENT_PATHS.openapi), 'OpenAPI 3.0 document of the HTTP API and the OAuth endpoints, with the scopes each operation needs.'),
       link('Pricing', url(DOCUMENT_PATHS.pricing), 'What the school sells and for how much, generated from the live catalog.'),
-      link('Authorization server metadata', url('/.well-known/oauth-authorization-server'), 'RFC 8414: every endpoint, grant type and scope; authoritative if other documents disagree.'),
-      link('OpenID Connect discovery', url('/.well-known/openid-configuration'), 'The same facts as the authorization server metadata, for OpenID Connect clients.'),
+      link('Authorization server metadata', url(METADATA_PATHS.authorizationServer), 'RFC 8414: every endpoint, grant type and scope; authoritative if other documents disagree.'),
+      link('OpenID Connect discovery', url(METADATA_PATHS.openidConfiguration), 'The same facts as the authorization server metadata, for OpenID Connect clients.'),
       link('Protected resource metadata (API)', url(PRM_PATHS.api), `RFC 9728: the API, resource identifier ${issuer}.`),
       link('Protected resource metadata (MCP)', url(PRM_PATHS.mcp), `RFC 9728: the MCP server, resource identifier ${url(DOCUMENT_PATHS.mcp)}.`),
     ].join('\n'),

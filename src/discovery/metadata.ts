@@ -1,8 +1,10 @@
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
+import { DOCUMENT_PATHS } from './paths.ts';
 import { SCOPE_NAMES } from '../access/scopes.ts';
 import { AUTHORIZATION_SERVER as AS } from '../util/authorization-server.ts';
-import { declaredScopes, resourceIdentifier, type ResourceName } from '../resource/protected-resources.ts';
+import { TOOL_SCOPES } from '../mcp/tools/index.ts';
+import { resourceIdentifier, type ResourceName } from '../resource/protected-resources.ts';
 
 export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash'];
 export const USERINFO_CLAIMS = ['sub', 'name', 'preferred_username', 'updated_at', 'email', 'email_verified', ROLE_CLAIM];
@@ -40,7 +42,7 @@ export function authorizationServerMetadata(issuer: string) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: [...AS.promptValues],
-    service_documentation: url('/auth.md'),
+    service_documentation: url(DOCUMENT_PATHS.auth),
   };
 }
 
@@ -56,13 +58,13 @@ const RESOURCE_NAMES: Record<ResourceName, string> = {
  * scopes its tools declare (clients ask for every scope a PRM lists).
  */
 export function protectedResourceMetadata(issuer: string, name: ResourceName) {
-  const scopes = name === 'api' ? [...SCOPE_NAMES] : declaredScopes('mcp');
+  const scopes = name === 'api' ? [...SCOPE_NAMES] : [...TOOL_SCOPES];
   return {
     resource: resourceIdentifier(issuer, name),
     authorization_servers: [issuer],
     ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
     bearer_methods_supported: ['header'],
     resource_name: RESOURCE_NAMES[name],
-    resource_documentation: `${issuer}/auth.md`,
+    resource_documentation: issuer + DOCUMENT_PATHS.auth,
   };
 }

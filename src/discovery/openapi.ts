@@ -2,7 +2,8 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { SCOPES } from '../access/scopes.ts';
-import { OAUTH_SCHEME } from '../resource/openapi-security.ts';
+import { OAUTH_SCHEME } from '../resource/declare-route.ts';
+import { DOCUMENT_PATHS } from './paths.ts';
 import { withDocumentedRequest } from '../http/route-docs.ts';
 
 /**
@@ -28,7 +29,7 @@ export function openApiOptions(issuer: string): SwaggerOptions {
       info: {
         title: 'Lyceum API',
         version: '1',
-        description: `The online school platform's HTTP API. Authentication: OAuth 2.0 authorization code with PKCE (S256); see ${issuer}/auth.md. Requests without a token are served as anonymous.`,
+        description: `The online school platform's HTTP API. Authentication: OAuth 2.0 authorization code with PKCE (S256); see ${issuer}${DOCUMENT_PATHS.auth}. Requests without a token are served as anonymous.`,
       },
       servers: [{ url: issuer }],
       tags: [
@@ -40,7 +41,7 @@ export function openApiOptions(issuer: string): SwaggerOptions {
         securitySchemes: {
           [OAUTH_SCHEME]: {
             type: 'oauth2',
-            description: 'Authorization code with PKCE (S256). Clients register themselves at /api/oauth/register.',
+            description: `Authorization code with PKCE (S256). Clients register themselves at ${ENDPOINTS.registration}.`,
             flows: {
               authorizationCode: {
                 authorizationUrl: issuer + ENDPOINTS.authorization,

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { AREAS, type AreaDef } from '../platform/areas.ts';
 import { listAll } from '../platform/list-all.ts';
 import type { RecordService } from '../platform/records.ts';
-import { API_PREFIX } from '../platform/routes/records-routes.ts';
+import { API_PREFIX } from '../platform/routes/paths.ts';
 import { bullets, escapeText, table } from './markdown.ts';
 import { schoolProfile } from './school.ts';
 

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { Deps } from '../deps.ts';
+import { declarePublicRoute } from '../http/operation.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import type { KeyRing } from '../keys/keyring.ts';
 import { PRM_PATHS } from '../resource/protected-resources.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
+import { METADATA_PATHS } from './paths.ts';
 
 /**
  * A document that depends only on the configuration, serialized once: each
@@ -40,19 +42,34 @@ const documentSchema = (summary: string, description: string, example: unknown, 
 export function registerDiscoveryRoutes(app: FastifyInstance, deps: Deps, keys: KeyRing): void {
   const asExample = authorizationServerMetadata(deps.config.issuer);
   const prmExample = protectedResourceMetadata(deps.config.issuer, 'api');
-  app.get('/.well-known/oauth-authorization-server', {
+  declarePublicRoute(app, {
+    method: 'GET',
+    path: METADATA_PATHS.authorizationServer,
+    operationId: 'getAuthorizationServerMetadata',
     schema: documentSchema('Authorization server metadata', 'RFC 8414: every endpoint, grant type, scope and client authentication method; authoritative if other documents disagree.', asExample),
   }, staticJson(asExample));
-  app.get('/.well-known/openid-configuration', {
+  declarePublicRoute(app, {
+    method: 'GET',
+    path: METADATA_PATHS.openidConfiguration,
+    operationId: 'getOpenIdConfiguration',
     schema: documentSchema('OpenID Connect discovery', 'OpenID Connect Discovery 1.0 §3: the same document as the authorization server metadata.', asExample),
   }, staticJson(asExample));
-  app.get(PRM_PATHS.api, {
+  declarePublicRoute(app, {
+    method: 'GET',
+    path: PRM_PATHS.api,
+    operationId: 'getApiResourceMetadata',
     schema: documentSchema('Protected resource metadata of the API', 'RFC 9728: resource is the issuer; authorization_servers[0] is the issuer; lists every scope.', prmExample),
   }, staticJson(prmExample));
-  app.get(PRM_PATHS.mcp, {
+  declarePublicRoute(app, {
+    method: 'GET',
+    path: PRM_PATHS.mcp,
+    operationId: 'getMcpResourceMetadata',
     schema: documentSchema('Protected resource metadata of the MCP server', 'RFC 9728: resource is {issuer}/mcp; lists only the scopes the MCP tools use.', prmExample),
   }, staticJson(protectedResourceMetadata(deps.config.issuer, 'mcp')));
-  app.get(ENDPOINTS.jwks, {
+  declarePublicRoute(app, {
+    method: 'GET',
+    path: ENDPOINTS.jwks,
+    operationId: 'getJwks',
     schema: documentSchema(
       'ID token signing keys',
       'JSON Web Key Set (RFC 7517) with the public keys of the ID token signatures; retired keys stay until their tokens expire.',

@@ -45,16 +45,21 @@ export function stringParams(params: Record<string, string>, required: readonly 
   };
 }
 
-const ERROR_BODY = {
+/** RFC 6749 §5.2 error body: the one shape every refusal of the API, OAuth endpoints and probes answers with. */
+export const ERROR_BODY = {
   type: 'object',
   required: ['error', 'error_description'],
   properties: {
     error: { type: 'string', description: 'Error code (RFC 6749 §5.2)' },
     error_description: { type: 'string', description: 'What went wrong, for the developer' },
   },
-};
+} as const;
 
-/** Error responses by status, each described: RFC 6749 §5.2 JSON bodies. */
-export function errorResponses(byStatus: Record<number, string>): Record<number, Record<string, unknown>> {
-  return Object.fromEntries(Object.entries(byStatus).map(([status, description]) => [Number(status), { ...ERROR_BODY, description }]));
+/**
+ * Error responses by status, each the one error body: given a list of
+ * statuses, or each status with what it means for this operation.
+ */
+export function errorResponses(byStatus: readonly number[] | Record<number, string>): Record<number, Record<string, unknown>> {
+  const described = Array.isArray(byStatus) ? Object.fromEntries(byStatus.map((status) => [status, `Error (${status})`])) : byStatus;
+  return Object.fromEntries(Object.entries(described).map(([status, description]) => [Number(status), { ...ERROR_BODY, description }]));
 }

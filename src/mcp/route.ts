@@ -7,11 +7,11 @@ import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
 import { rejectForeignOriginOrHost } from './dns-rebinding.ts';
+import { MCP_PATH } from './path.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { buildMcpServer } from './server.ts';
 import { toolByName } from './tools/index.ts';
 
-export const MCP_PATH = '/mcp';
 const NOT_JSON = Symbol('not-json');
 
 /**

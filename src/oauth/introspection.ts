@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { INTROSPECTION_SCHEMA } from './schemas.ts';
+import { declarePublicRoute } from '../http/operation.ts';
 import { resourcesFor } from './resources.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { authenticateClient } from './token/client-auth.ts';
@@ -13,7 +14,7 @@ import { readTokenState } from './tokens/state.ts';
  * only its own tokens: anything else is `{"active": false}`.
  */
 export function registerIntrospectionRoute(app: FastifyInstance, deps: Deps): void {
-  app.post(ENDPOINTS.introspection, { schema: INTROSPECTION_SCHEMA }, async (request, reply) => {
+  declarePublicRoute(app, { method: 'POST', path: ENDPOINTS.introspection, operationId: 'introspectToken', schema: INTROSPECTION_SCHEMA }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const body = formBody(request);
     const presented = requiredParam(body, 'token', 200);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { REVOCATION_SCHEMA } from './schemas.ts';
+import { declarePublicRoute } from '../http/operation.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { OAuthError } from './errors.ts';
 import { authenticateClient } from './token/client-auth.ts';
@@ -9,7 +10,7 @@ import { sha256 } from './tokens/secrets.ts';
 
 /** POST /api/oauth/revoke (RFC 7009). */
 export function registerRevocationRoute(app: FastifyInstance, deps: Deps): void {
-  app.post(ENDPOINTS.revocation, { schema: REVOCATION_SCHEMA }, async (request, reply) => {
+  declarePublicRoute(app, { method: 'POST', path: ENDPOINTS.revocation, operationId: 'revokeToken', schema: REVOCATION_SCHEMA }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const body = formBody(request);
     const token = requiredParam(body, 'token', 200);

@@ -1,7 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import { errorResponses } from '../http/route-docs.ts';
 import { noStore } from '../oauth/schemas.ts';
-import { OAUTH_SCHEME } from '../resource/openapi-security.ts';
 
 /** OpenAPI description of UserInfo, beside the OAuth routes' own (oauth/schemas.ts). */
 
@@ -11,7 +10,6 @@ export const USERINFO_SCHEMA: FastifySchema = {
   tags: ['oauth'],
   summary: 'OpenID Connect UserInfo',
   description: 'Claims about the signed-in user (OpenID Connect Core §5.3): sub always; profile adds name, preferred_username, updated_at and school_role; email adds email and email_verified. GET or POST.',
-  security: [{ [OAUTH_SCHEME]: ['openid'] }],
   response: {
     200: {
       type: 'object',

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { USERINFO_SCHEMA } from './userinfo-schema.ts';
+import { declareRoute } from '../resource/declare-route.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
-import { protect } from '../resource/fastify-guard.ts';
 import { invalidToken } from '../resource/guard.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { User } from '../store/types.ts';
@@ -42,7 +42,8 @@ export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
     if (!user) throw invalidToken({ store: deps.store, issuer: deps.config.issuer, now: deps.now() }, 'api', 'The user of this token no longer exists');
     return claims(user, caller.scopes);
   };
-  const preValidation = protect(deps, ['openid']);
-  app.get(ENDPOINTS.userinfo, { preValidation, schema: USERINFO_SCHEMA }, handler);
-  app.post(ENDPOINTS.userinfo, { preValidation, schema: USERINFO_SCHEMA }, handler);
+  // OIDC Core §5.3.1: "The Client sends the UserInfo Request using either HTTP GET or HTTP POST".
+  const userinfo = { path: ENDPOINTS.userinfo, scopes: ['openid'], schema: USERINFO_SCHEMA } as const;
+  declareRoute(app, deps, { ...userinfo, method: 'GET', operationId: 'getUserInfo' }, handler);
+  declareRoute(app, deps, { ...userinfo, method: 'POST', operationId: 'postUserInfo' }, handler);
 }

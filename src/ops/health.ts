@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { errorResponses } from '../http/route-docs.ts';
+import { declarePublicRoute } from '../http/operation.ts';
 import type { Store } from '../store/types.ts';
 
 /**
@@ -84,7 +85,6 @@ const HEALTH_SCHEMA: FastifySchema = {
   tags: ['operations'],
   summary: 'Liveness',
   description: 'Answers 200 while the process runs and serves requests; touches nothing else. Never rate limited, nothing personal in it.',
-  security: [],
   response: { 200: STATUS_BODY('ok', 'The process is up') },
 };
 
@@ -92,7 +92,6 @@ const readySchema = (timeoutMs: number): FastifySchema => ({
   tags: ['operations'],
   summary: 'Readiness',
   description: `Answers 200 when the database answers a trivial query within ${timeoutMs} ms (READY_TIMEOUT_MS) and the instance is not stopping; 503 otherwise, with Retry-After. Point load balancers here. Never rate limited, nothing personal in it.`,
-  security: [],
   response: {
     200: STATUS_BODY('ready', 'The instance can serve requests'),
     503: {
@@ -122,13 +121,13 @@ const READY = JSON.stringify({ status: 'ready' });
  */
 export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness): void {
   const { timeoutMs } = readiness;
-  app.get(OPS_PATHS.health, { schema: HEALTH_SCHEMA }, (_request, reply) => {
+  declarePublicRoute(app, { method: 'GET', path: OPS_PATHS.health, operationId: 'checkLiveness', schema: HEALTH_SCHEMA }, (_request, reply) => {
     reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(OK);
   });
 
   let wasReady = true;
   // On the app's logger, not the request's: the probes' own level is raised with ACCESS_LOG (app.ts).
-  app.get(OPS_PATHS.ready, { schema: readySchema(timeoutMs) }, async (_request, reply) => {
+  declarePublicRoute(app, { method: 'GET', path: OPS_PATHS.ready, operationId: 'checkReadiness', schema: readySchema(timeoutMs) }, async (_request, reply) => {
     const notReady = await readiness.check();
     reply.header('cache-control', 'no-store').type('application/json; charset=utf-8');
     if (!notReady) {

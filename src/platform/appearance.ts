@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
+import { API_PREFIX } from './routes/paths.ts';
 
 /** SettingsStore key of the school's appearance document. */
 export const APPEARANCE_SETTINGS_KEY = 'appearance';
@@ -29,7 +30,7 @@ export const APPEARANCE_DEFAULTS: Appearance = {
 export type AppearancePatch = Partial<Omit<Appearance, 'updated_at'>>;
 
 /** Path of the public logo download, served when logo_file_id is set. */
-export const LOGO_PATH = '/api/v1/appearance/logo';
+export const LOGO_PATH = `${API_PREFIX}/appearance/logo`;
 
 /** The school's theme, colours and logo: one SettingsStore document over defaults. All of it is public. */
 export class AppearanceService {

@@ -2,7 +2,7 @@ import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Scope } from '../access/scopes.ts';
 import { authorizeRequest, type Caller } from './guard.ts';
-import { declareScopes, type ResourceName } from './protected-resources.ts';
+import type { ResourceName } from './protected-resources.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,13 +23,12 @@ function hasTokenParam(request: FastifyRequest): boolean {
 }
 
 /**
- * A route's scope requirement, declared once: it guards the route and is
- * recorded for the protected-resource metadata and /openapi.json.
+ * The bearer guard of a route that needs scopes. Routes get it from their
+ * declaration (src/http/operation.ts), which also documents the same scopes.
  */
 export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preValidationAsyncHookHandler {
   const resource = options.resource ?? 'api';
   const publicView = options.publicView ?? false;
-  declareScopes(resource, required);
   return async function checkBearer(request) {
     request.caller = await authorizeRequest(
       { authorization: request.headers.authorization, tokenInQuery: hasTokenParam(request), required, resource, allowAnonymous: publicView, publicView },

@@ -1,5 +1,4 @@
 import { resourcesFor } from '../oauth/resources.ts';
-import type { Scope } from '../access/scopes.ts';
 
 export type ResourceName = 'api' | 'mcp';
 
@@ -18,18 +17,4 @@ export function resourceIdentifier(issuer: string, name: ResourceName): string {
 
 export function prmUrl(issuer: string, name: ResourceName): string {
   return issuer + PRM_PATHS[name];
-}
-
-/**
- * Scopes each resource's operations declare. Routes and tools register here
- * when they are declared, so the PRM documents list exactly what is used.
- */
-const declared: Record<ResourceName, Set<Scope>> = { api: new Set(), mcp: new Set() };
-
-export function declareScopes(resource: ResourceName, scopes: readonly Scope[]): void {
-  for (const s of scopes) declared[resource].add(s);
-}
-
-export function declaredScopes(resource: ResourceName): Scope[] {
-  return [...declared[resource]];
 }

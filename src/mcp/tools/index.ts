@@ -1,4 +1,4 @@
-import { declareScopes } from '../../resource/protected-resources.ts';
+import type { Scope } from '../../access/scopes.ts';
 import type { ToolDef } from '../tool.ts';
 import { listDigitalProducts, listEvents, listLecturers, listMembershipPlans, listPosts, searchCourses } from './catalog.ts';
 import { getSiteInfo, listOrders, listStudents, updateCourse } from './school.ts';
@@ -21,7 +21,7 @@ export const TOOLS: readonly ToolDef[] = [
   updateCourse,
 ];
 
-// The MCP protected-resource metadata lists exactly the scopes these tools use.
-for (const tool of TOOLS) declareScopes('mcp', tool.scopes);
+/** The scopes the tools use, each once: the MCP protected-resource metadata lists exactly these. */
+export const TOOL_SCOPES: readonly Scope[] = [...new Set(TOOLS.flatMap((t) => t.scopes))];
 
 export const toolByName = (name: unknown): ToolDef | undefined => TOOLS.find((t) => t.name === name);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { registrationSchema } from '../schemas.ts';
+import { declarePublicRoute } from '../../http/operation.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
@@ -27,7 +28,8 @@ function registrationsFull(deps: Deps): OAuthError {
 /** POST /api/oauth/register — RFC 7591 dynamic client registration, open to loopback clients. */
 export function registerRegistrationRoute(app: FastifyInstance, deps: Deps): void {
   const rateLimit = rateLimitPerMinute(deps.config.rateLimits.registerPerMinute);
-  app.post(ENDPOINTS.registration, { bodyLimit: deps.config.registrationBodyLimit, config: { rateLimit }, schema: registrationSchema(deps.config.loopbackHosts) }, async (request, reply) => {
+  const options = { bodyLimit: deps.config.registrationBodyLimit, config: { rateLimit } };
+  declarePublicRoute(app, { method: 'POST', path: ENDPOINTS.registration, operationId: 'registerClient', schema: registrationSchema(deps.config.loopbackHosts), options }, async (request, reply) => {
     // RFC 7591 §3.1: the client sends its metadata "using the application/json format". Refusing forms
     // also keeps any web page from registering clients through a plain HTML form.
     if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {

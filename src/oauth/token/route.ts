@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { TOKEN_SCHEMA } from '../schemas.ts';
+import { declarePublicRoute } from '../../http/operation.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
 import { authenticateClient } from './client-auth.ts';
@@ -20,7 +21,7 @@ export const GRANT_HANDLERS: readonly GrantHandler[] = AUTHORIZATION_SERVER.gran
 
 /** POST /api/oauth/token (RFC 6749 §3.2). */
 export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
-  app.post(ENDPOINTS.token, { schema: TOKEN_SCHEMA }, async (request, reply) => {
+  declarePublicRoute(app, { method: 'POST', path: ENDPOINTS.token, operationId: 'requestToken', schema: TOKEN_SCHEMA }, async (request, reply) => {
     // RFC 6749 §5.1: "Cache-Control: no-store" on every response with tokens or credentials.
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const body = formBody(request);

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../users/passwords.ts';
 import { AccountService, type AccountPatch } from '../account.ts';
 import { AREAS } from '../areas.ts';
 import { recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
-import { errorResponses } from './error-responses.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
-import { API_PREFIX } from './records-routes.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
+import { API_PREFIX } from './paths.ts';
 import { tokenCaller } from './token-caller.ts';
 
 const ACCOUNT_SCHEMA = {
@@ -74,26 +73,30 @@ export function registerAccountRoutes(app: FastifyInstance, deps: Deps, records:
   const tags = ['account'];
   const path = `${API_PREFIX}/account`;
 
-  app.get(path, {
-    preValidation: protect(deps, ['account:read']),
+  declareRoute(app, deps, {
+    method: 'GET',
+    path,
+    operationId: 'getAccount',
+    scopes: ['account:read'],
     schema: {
       tags,
       summary: 'Read your account',
       description: "The token's user, and their own student record with enrollments, subscriptions and orders.",
-      security: securityFor(['account:read']),
       response: { 200: ACCOUNT_SCHEMA, ...errorResponses([401, 403, 404]) },
     },
   }, async (request) => account.read(tokenCaller(request).userId));
 
-  app.patch(path, {
-    preValidation: protect(deps, ['account:write']),
+  declareRoute(app, deps, {
+    method: 'PATCH',
+    path,
+    operationId: 'updateAccount',
+    scopes: ['account:write'],
     schema: {
       tags,
       summary: 'Change your name or password',
       description:
         'A password change signs the user out everywhere: every browser session ends and every token of the user is revoked, this one included (sessions_ended, tokens_revoked); sign in again afterwards.',
       body: ACCOUNT_PATCH_SCHEMA,
-      security: securityFor(['account:write']),
       response: { 200: ACCOUNT_PATCH_RESPONSE, ...errorResponses([400, 401, 403, 404, 429]) },
     },
   }, async (request) => account.update(tokenCaller(request).userId, request.body as AccountPatch, request));

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import { AnalyticsService, type AnalyticsQuery } from '../analytics.ts';
-import { errorResponses } from './error-responses.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
-import { API_PREFIX } from './records-routes.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
+import { API_PREFIX } from './paths.ts';
 
 const DAY = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 
@@ -42,8 +41,11 @@ const REPORT_SCHEMA = {
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: Deps): void {
   const analytics = new AnalyticsService(deps);
 
-  app.get(`${API_PREFIX}/analytics`, {
-    preValidation: protect(deps, ['analytics:read']),
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: `${API_PREFIX}/analytics`,
+    operationId: 'getAnalytics',
+    scopes: ['analytics:read'],
     schema: {
       tags: ['analytics'],
       summary: 'Read the school analytics',
@@ -57,7 +59,6 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: Deps): void 
           interval: { type: 'string', enum: ['month', 'week'], description: 'month (default) or week' },
         },
       },
-      security: securityFor(['analytics:read']),
       response: { 200: REPORT_SCHEMA, ...errorResponses([400, 401, 403]) },
     },
   }, async (request) => analytics.report(request.query as AnalyticsQuery));

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { PlatformError } from '../errors.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import { APPEARANCE_DEFAULTS, AppearanceService, LOGO_PATH, THEMES, type AppearancePatch } from '../appearance.ts';
 import { FILE_ID_PATTERN, FileService } from '../files/file-service.ts';
-import { errorResponses } from './error-responses.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
-import { API_PREFIX } from './records-routes.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
+import { API_PREFIX } from './paths.ts';
 import { sendFile } from './send-file.ts';
 
 const COLOR = { type: 'string', pattern: '^#[0-9A-Fa-f]{6}$' };
@@ -45,37 +44,44 @@ export function registerAppearanceRoutes(app: FastifyInstance, deps: Deps): void
   const appearance = new AppearanceService(deps);
   const files = new FileService(deps);
   const tags = ['appearance'];
-  const publicRead = { preValidation: protect(deps, ['appearance:read'], { publicView: true }) };
+  const publicRead = { scopes: ['appearance:read'], anonymousView: true } as const;
+  const path = `${API_PREFIX}/appearance`;
 
-  app.get(`${API_PREFIX}/appearance`, {
+  declareRoute(app, deps, {
+    method: 'GET',
+    path,
+    operationId: 'getAppearance',
     ...publicRead,
     schema: {
       tags,
       summary: "Read the school's appearance",
       description: 'Theme, colours and logo are public: anonymous callers see the same as appearance:read.',
-      security: securityFor(['appearance:read'], true),
       response: { 200: APPEARANCE_SCHEMA, ...errorResponses([401]) },
     },
   }, async () => appearance.view());
 
-  app.patch(`${API_PREFIX}/appearance`, {
-    preValidation: protect(deps, ['appearance:write']),
+  declareRoute(app, deps, {
+    method: 'PATCH',
+    path,
+    operationId: 'updateAppearance',
+    scopes: ['appearance:write'],
     schema: {
       tags,
       summary: "Change the school's appearance",
       body: APPEARANCE_PATCH_SCHEMA,
-      security: securityFor(['appearance:write']),
       response: { 200: APPEARANCE_SCHEMA, ...errorResponses([400, 401, 403]) },
     },
   }, async (request) => appearance.update(request.body as AppearancePatch));
 
-  app.get(LOGO_PATH, {
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: LOGO_PATH,
+    operationId: 'getLogo',
     ...publicRead,
     schema: {
       tags,
       summary: 'Download the uploaded logo',
       description: 'The image named by logo_file_id, for everyone. 404 when the logo is an external logo_url or unset.',
-      security: securityFor(['appearance:read'], true),
       response: { 200: { description: 'The image bytes', type: 'string', format: 'binary' }, ...errorResponses([401, 404]) },
     },
   }, async (_request, reply) => {

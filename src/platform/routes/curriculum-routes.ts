@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import { AREAS } from '../areas.ts';
 import { CurriculumService, curriculumView, type ReorderInput } from '../curriculum.ts';
 import { recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
-import { errorResponses } from './error-responses.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
-import { API_PREFIX } from './records-routes.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
+import { API_PREFIX } from './paths.ts';
 
 const ID = { type: 'string', minLength: 1, maxLength: 100 };
 const courseParams = { type: 'object', required: ['id'], properties: { id: { ...ID, description: 'Course id' } } };
@@ -66,21 +65,27 @@ export function registerCurriculumRoutes(app: FastifyInstance, deps: Deps, recor
   const tags = ['curriculum'];
   const base = `${API_PREFIX}/courses/:id/curriculum`;
 
-  app.get(base, {
-    preValidation: protect(deps, ['curriculum:read'], { publicView: true }),
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: base,
+    operationId: 'getCurriculum',
+    scopes: ['curriculum:read'],
+    anonymousView: true,
     schema: {
       tags,
       summary: "Read a course's curriculum outline",
       description:
         'With curriculum:read: any course, every field including lesson content. Anonymous callers and tokens without it: published courses only, public fields only (no lesson content); other courses are 404.',
       params: courseParams,
-      security: securityFor(['curriculum:read'], true),
       response: { 200: outlineSchema(), ...errorResponses([401, 404]) },
     },
   }, async (request) => curriculum.outline((request.params as { id: string }).id, curriculumView(request.caller)));
 
-  app.post(`${base}/reorder`, {
-    preValidation: protect(deps, ['curriculum:write']),
+  declareRoute(app, deps, {
+    method: 'POST',
+    path: `${base}/reorder`,
+    operationId: 'reorderCurriculum',
+    scopes: ['curriculum:write'],
     schema: {
       tags,
       summary: "Reorder a course's sections and lessons",
@@ -88,7 +93,6 @@ export function registerCurriculumRoutes(app: FastifyInstance, deps: Deps, recor
         'Positions become 0, 1, 2 ... in the order given. sections lists every section of the course once; each lessons entry lists every lesson of one of its sections once. Other ids are 400 and nothing changes.',
       params: courseParams,
       body: REORDER_BODY,
-      security: securityFor(['curriculum:write']),
       response: { 200: REORDER_RESPONSE, ...errorResponses([400, 401, 403, 404]) },
     },
   }, async (request) => curriculum.reorder((request.params as { id: string }).id, request.body as ReorderInput));

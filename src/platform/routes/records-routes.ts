@@ -1,21 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import { errorResponses as errors } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
 import { PlatformError } from '../errors.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import { AREA_LIST, type AreaDef } from '../areas.ts';
 import { createSchema, recordSchema, updateSchema } from '../fields.ts';
 import { RecordService, viewFor } from '../records.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
+import { API_PREFIX } from './paths.ts';
 
-export const API_PREFIX = '/api/v1';
-
-const ERROR_SCHEMA = {
-  type: 'object',
-  description: 'RFC 6749 §5.2 error',
-  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
-};
-
-const errors = (codes: number[]) => Object.fromEntries(codes.map((c) => [c, { ...ERROR_SCHEMA, description: `Error (${c})` }]));
+/** "curriculum section" → "CurriculumSection": the noun of an area's operationIds. */
+const pascal = (label: string) => label.split(' ').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
 function listQuerySchema(area: AreaDef) {
   const properties: Record<string, unknown> = {
@@ -40,7 +34,7 @@ function viewOf(area: AreaDef, request: FastifyRequest) {
 
 /**
  * The generic REST routes of every area: list, read, create, update, delete,
- * each declaring its scope once (guard, PRM and /openapi.json read it).
+ * each declared once with the area's scope (guard and /openapi.json read it).
  */
 export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: RecordService): void {
   for (const area of AREA_LIST) {
@@ -49,17 +43,20 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
     const publicView = Boolean(area.publicRead);
     const record = recordSchema(area.fields);
     const label = area.label;
+    const noun = pascal(label);
 
     if (area.readScope) {
-      const read = { preValidation: protect(deps, [area.readScope], { publicView }) };
-      app.get(base, {
+      const read = { scopes: [area.readScope], anonymousView: publicView };
+      declareRoute(app, deps, {
+        method: 'GET',
+        path: base,
+        operationId: `list${noun}s`,
         ...read,
         schema: {
           tags,
           summary: `List ${label}s`,
           description: publicView ? `Anonymous callers and tokens without ${area.readScope} see published ${label}s, public fields only.` : `Needs ${area.readScope}.`,
           querystring: listQuerySchema(area),
-          security: securityFor([area.readScope], publicView),
           response: { 200: { type: 'object', properties: { data: { type: 'array', items: record }, next_cursor: { type: 'string' } } }, ...errors([400, 401, 403]) },
         },
       }, async (request) => {
@@ -71,29 +68,40 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
           filters: Object.fromEntries(Object.entries(filters).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
         });
       });
-      app.get(`${base}/:id`, {
+      declareRoute(app, deps, {
+        method: 'GET',
+        path: `${base}/:id`,
+        operationId: `get${noun}`,
         ...read,
-        schema: { tags, summary: `Read a ${label}`, params: idParams, security: securityFor([area.readScope], publicView), response: { 200: record, ...errors([401, 403, 404]) } },
+        schema: { tags, summary: `Read a ${label}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
       }, async (request) => service.get(area, viewOf(area, request), (request.params as { id: string }).id));
     }
 
     if (area.writeScope) {
-      const write = { preValidation: protect(deps, [area.writeScope]) };
-      const security = securityFor([area.writeScope]);
-      app.post(base, {
+      const write = { scopes: [area.writeScope] };
+      declareRoute(app, deps, {
+        method: 'POST',
+        path: base,
+        operationId: `create${noun}`,
         ...write,
-        schema: { tags, summary: `Create a ${label}`, body: createSchema(area.fields), security, response: { 201: record, ...errors([400, 401, 403, 409]) } },
+        schema: { tags, summary: `Create a ${label}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
       }, async (request, reply) => {
         reply.code(201);
         return service.create(area, request.body as Record<string, unknown>);
       });
-      app.patch(`${base}/:id`, {
+      declareRoute(app, deps, {
+        method: 'PATCH',
+        path: `${base}/:id`,
+        operationId: `update${noun}`,
         ...write,
-        schema: { tags, summary: `Change a ${label}`, params: idParams, body: updateSchema(area.fields), security, response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
+        schema: { tags, summary: `Change a ${label}`, params: idParams, body: updateSchema(area.fields), response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
       }, async (request) => service.update(area, (request.params as { id: string }).id, request.body as Record<string, unknown>));
-      app.delete(`${base}/:id`, {
+      declareRoute(app, deps, {
+        method: 'DELETE',
+        path: `${base}/:id`,
+        operationId: `delete${noun}`,
         ...write,
-        schema: { tags, summary: `Delete a ${label}`, params: idParams, security, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404, 409]) } },
+        schema: { tags, summary: `Delete a ${label}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404, 409]) } },
       }, async (request, reply) => {
         await service.delete(area, (request.params as { id: string }).id);
         return reply.code(204).send();

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import { projectSchool, SCHOOL_DEFAULTS, SchoolSettingsService, type SchoolPatch } from '../school-settings.ts';
-import { errorResponses } from './error-responses.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
-import { API_PREFIX } from './records-routes.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
+import { API_PREFIX } from './paths.ts';
 
 const nullableString = (description: string, maxLength: number) => ({ type: 'string', nullable: true, maxLength, description });
 
@@ -59,26 +58,32 @@ function canReadSchool(request: FastifyRequest): boolean {
 export function registerSchoolRoutes(app: FastifyInstance, deps: Deps): void {
   const school = new SchoolSettingsService(deps);
   const tags = ['school'];
+  const path = `${API_PREFIX}/school`;
 
-  app.get(`${API_PREFIX}/school`, {
-    preValidation: protect(deps, ['school:read'], { publicView: true }),
+  declareRoute(app, deps, {
+    method: 'GET',
+    path,
+    operationId: 'getSchool',
+    scopes: ['school:read'],
+    anonymousView: true,
     schema: {
       tags,
       summary: 'Read the school settings',
       description: 'Public fields for everyone; with school:read also the contact details and the rest.',
-      security: securityFor(['school:read'], true),
       response: { 200: SCHOOL_SCHEMA, ...errorResponses([401]) },
     },
   }, async (request) => school.view(canReadSchool(request)));
 
-  app.patch(`${API_PREFIX}/school`, {
-    preValidation: protect(deps, ['school:write']),
+  declareRoute(app, deps, {
+    method: 'PATCH',
+    path,
+    operationId: 'updateSchool',
+    scopes: ['school:write'],
     schema: {
       tags,
       summary: 'Change the school settings',
       description: 'Changes the named settings. The answer shows what GET would: everything with school:read, the public fields without it.',
       body: SCHOOL_PATCH_SCHEMA,
-      security: securityFor(['school:write']),
       response: { 200: SCHOOL_SCHEMA, ...errorResponses([400, 401, 403]) },
     },
   }, async (request) => projectSchool(await school.update(request.body as SchoolPatch), canReadSchool(request)));

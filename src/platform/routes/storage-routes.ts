@@ -2,14 +2,13 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
-import { protect } from '../../resource/fastify-guard.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
 import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
-import { errorResponses } from './error-responses.ts';
-import { securityFor } from '../../resource/openapi-security.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
 import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
-import { API_PREFIX } from './records-routes.ts';
+import { API_PREFIX } from './paths.ts';
 import { sendFile } from './send-file.ts';
 import { tokenCaller } from './token-caller.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
@@ -62,8 +61,8 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
   const files = new FileService(deps);
   const tags = ['storage'];
   const base = `${API_PREFIX}/storage`;
-  const security = securityFor(['storage:write']);
-  const guard = { preValidation: protect(deps, ['storage:write']) };
+  // storage:write is the only storage scope: every operation here needs it.
+  const guard = { scopes: ['storage:write'] } as const;
   const toJson = (f: StoredFile) => ({
     id: f.id,
     name: f.name,
@@ -83,16 +82,17 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
   void app.register(async function storageScope(scope) {
     await scope.register(multipart, { limits: UPLOAD_LIMITS, throwFileSizeLimit: true });
 
-    scope.post(base, {
+    declareRoute(scope, deps, {
+      method: 'POST',
+      path: base,
+      operationId: 'uploadFile',
       ...guard,
-      config: { rateLimit },
-      validatorCompiler: () => () => true,
+      options: { config: { rateLimit }, validatorCompiler: () => () => true },
       schema: {
         tags,
         summary: 'Upload a file',
         description: `multipart/form-data with one file part (${readableBytes(MAX_FILE_BYTES)} at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
         body: UPLOAD_BODY,
-        security,
         response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415, 429]) },
       },
     }, async (request, reply) => {
@@ -101,26 +101,30 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
     });
   });
 
-  app.get(base, {
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: base,
+    operationId: 'listFiles',
     ...guard,
     schema: {
       tags,
       summary: 'List uploaded files',
       description: 'Newest first.',
       querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'How many' } } },
-      security,
       response: { 200: { type: 'object', properties: { data: { type: 'array', items: FILE_SCHEMA } } }, ...errorResponses([400, 401, 403]) },
     },
   }, async (request) => ({ data: (await files.list((request.query as { limit: number }).limit)).map(toJson) }));
 
-  app.get(`${base}/:id/content`, {
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: `${base}/:id/content`,
+    operationId: 'downloadFile',
     ...guard,
     schema: {
       tags,
       summary: 'Download a file',
       description: 'The bytes with their content type, as an attachment (x-content-type-options: nosniff).',
       params: idParams,
-      security,
       response: { 200: { description: 'The file bytes', type: 'string', format: 'binary' }, ...errorResponses([401, 403, 404]) },
     },
   }, async (request, reply) => {
@@ -128,14 +132,16 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
     return sendFile(reply, file, content, 'attachment', 'private, no-cache');
   });
 
-  app.delete(`${base}/:id`, {
+  declareRoute(app, deps, {
+    method: 'DELETE',
+    path: `${base}/:id`,
+    operationId: 'deleteFile',
     ...guard,
     schema: {
       tags,
       summary: 'Delete a file',
       description: 'Removes the metadata and the bytes. 409 while a digital product (file_id) or the appearance logo (logo_file_id) uses it.',
       params: idParams,
-      security,
       response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses([401, 403, 404, 409]) },
     },
   }, async (request, reply) => {

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { hasCoveringGrant } from '../../oauth/authorize/covering-grant.ts';
 import { issueCode } from '../../oauth/authorize/issue-code.ts';
 import { redirectToClient } from '../../oauth/authorize/redirect.ts';
+import { declarePublicRoute } from '../../http/operation.ts';
 import {
   CARRIED_PARAMS,
   validateAuthorizationRequest,
@@ -112,7 +113,7 @@ async function validated(request: FastifyRequest, reply: FastifyReply, params: R
 export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void {
   const html = { config: { html: true } };
 
-  app.get(ENDPOINTS.authorization, { ...html, schema: AUTHORIZE_SCHEMA }, async (request, reply) => {
+  declarePublicRoute(app, { method: 'GET', path: ENDPOINTS.authorization, operationId: 'authorize', schema: AUTHORIZE_SCHEMA, options: html }, async (request, reply) => {
     const params = request.query as RawParams;
     const req = await validated(request, reply, params, deps);
     if (!req) return reply;
