@@ -2,9 +2,11 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { SCOPES } from '../access/scopes.ts';
-import { OAUTH_SCHEME } from '../resource/declare-route.ts';
+import { NUL_REFUSAL } from '../http/reject-nul.ts';
+import packageJson from '../../package.json' with { type: 'json' };
 import { DOCUMENT_PATHS } from './paths.ts';
-import { withDocumentedRequest } from '../http/route-docs.ts';
+import { OAUTH_SCHEME } from '../resource/declare-route.ts';
+import { errorResponses, withDocumentedRequest } from '../http/route-docs.ts';
 
 /**
  * Pages for people in a browser (the home page, sign-in, consent, their
@@ -15,6 +17,17 @@ import { withDocumentedRequest } from '../http/route-docs.ts';
 function browserOnly(route: RouteOptions, schema: FastifySchema | undefined): boolean {
   if (route.url.startsWith('/assets/')) return true;
   return route.config?.html === true && !(schema?.tags && schema.tags.length > 0);
+}
+
+/**
+ * Every route can answer 400: rejectNulCharacters refuses a NUL character in
+ * any parameter before the route runs. Operations that list no 400 of their
+ * own get that one, so the document says what the server does.
+ */
+function withNulRefusal(schema: FastifySchema): FastifySchema {
+  const response = (schema.response ?? {}) as Record<string, unknown>;
+  if ('400' in response) return schema;
+  return { ...schema, response: { ...response, ...errorResponses({ 400: `invalid_request: ${NUL_REFUSAL}` }) } };
 }
 
 /**
@@ -29,6 +42,7 @@ export function openApiOptions(issuer: string): SwaggerOptions {
       info: {
         title: 'Lyceum API',
         version: '1',
+        license: { name: packageJson.license },
         description: `The online school platform's HTTP API. Authentication: OAuth 2.0 authorization code with PKCE (S256); see ${issuer}${DOCUMENT_PATHS.auth}. Requests without a token are served as anonymous.`,
       },
       servers: [{ url: issuer }],
@@ -56,7 +70,7 @@ export function openApiOptions(issuer: string): SwaggerOptions {
     },
     transform: ({ schema, url, route }) => {
       if (browserOnly(route, schema)) return { schema: { ...schema, hide: true }, url };
-      return { schema: schema ? withDocumentedRequest(schema) : schema, url };
+      return { schema: schema ? withNulRefusal(withDocumentedRequest(schema)) : schema, url };
     },
   };
 }

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { httpError } from './http-error.ts';
 
+/** The refusal every route answers (400 invalid_request) when a parameter holds a NUL character. */
+export const NUL_REFUSAL = 'Parameters must not contain NUL characters';
+
 function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (depth > 20 || typeof value !== 'object' || value === null) return false;
@@ -19,7 +22,7 @@ function holdsNul(value: unknown, depth = 0): boolean {
 export function rejectNulCharacters(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     if (holdsNul(request.query) || holdsNul(request.params) || holdsNul(request.body)) {
-      done(httpError('invalid_request', 'Parameters must not contain NUL characters'));
+      done(httpError('invalid_request', NUL_REFUSAL));
     } else done();
   });
 }
