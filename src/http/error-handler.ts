@@ -1,5 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { httpError, HttpError } from './http-error.ts';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { describeCause, httpError, HttpError } from './http-error.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,8 +11,9 @@ declare module 'fastify' {
 /**
  * The one place that maps errors to HTTP. HttpErrors (OAuth and platform errors
  * alike) keep their status and headers; framework errors below 500 become
- * `invalid_request`; anything else is a 500 `server_error` whose detail stays in
- * the log, never in the body.
+ * `invalid_request` with the framework's own message as the logged detail;
+ * anything else is a 500 `server_error` whose cause stays in the log, never in
+ * the body.
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
@@ -23,7 +24,7 @@ export function toHttpError(err: unknown): HttpError {
   }
   if (status === 429) return httpError('too_many_requests', 'Too many requests; slow down and retry later.');
   if (status >= 400 && status < 500) {
-    return httpError('invalid_request', describeClientError(fe), status);
+    return httpError('invalid_request', describeClientError(fe), status).withDetail(describeCause(err));
   }
   return httpError('server_error', 'The server could not complete the request.');
 }
@@ -49,11 +50,20 @@ export type ErrorPage = (code: string, description: string) => string;
 
 export type SendError = (request: FastifyRequest, reply: FastifyReply, err: unknown) => FastifyReply;
 
-/** The error sender: JSON on API routes, the given page on browser routes. */
+/**
+ * Writes what the log keeps of an error answered to a client: a failure with
+ * its cause, a refusal with its detail. The detail never goes anywhere else.
+ */
+export function logError(log: FastifyBaseLogger, e: HttpError, err: unknown = e): void {
+  if (e.status >= 500) log.error({ err, detail: e.detail }, 'request failed');
+  else if (e.detail !== undefined) log.info({ error: e.code, detail: e.detail }, 'request refused');
+}
+
+/** The error sender: JSON on API routes, the given page on browser routes; the detail only in the log. */
 export function errorSender(page: ErrorPage): SendError {
   return (request, reply, err) => {
     const e = toHttpError(err);
-    if (e.status >= 500) request.log.error({ err }, 'request failed');
+    logError(request.log, e, err);
     reply.code(e.status).headers(e.headers);
     reply.header('cache-control', 'no-store');
     if (request.routeOptions.config?.html) {

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { z } from 'zod';
+import { logError } from '../http/error-handler.ts';
 import { httpError, HttpError } from '../http/http-error.ts';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef, Zod } from './tool.ts';
@@ -56,8 +57,10 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
           const result = await withTimeout(tool.run(ctx, args as never), TOOL_TIMEOUT_MS);
           return { content: [{ type: 'text' as const, text: result.text }], structuredContent: result.structured };
         } catch (err) {
+          // As on every route, the client reads the description; a detail or a cause goes to the log only.
           const message = err instanceof HttpError ? err.description : 'The tool failed; try again later.';
-          if (!(err instanceof HttpError)) ctx.log.error({ err, tool: tool.name }, 'MCP tool failed');
+          if (err instanceof HttpError) logError(ctx.log.child({ tool: tool.name }), err);
+          else ctx.log.error({ err, tool: tool.name }, 'MCP tool failed');
           return { content: [{ type: 'text' as const, text: message }], isError: true };
         }
       },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
+import { describeCause } from '../http/http-error.ts';
 import type { Caller } from '../resource/guard.ts';
 import { DuplicateError, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';
@@ -148,7 +149,7 @@ export class RecordService {
       if (!row) throw notFound(area, id);
       return rowToRecord(area.fields, row);
     } catch (err) {
-      if (err instanceof DuplicateError) throw conflict(area, Object.keys(input));
+      if (err instanceof DuplicateError) throw conflict(area, Object.keys(input), err);
       throw err;
     }
   }
@@ -204,16 +205,17 @@ export class RecordService {
         return;
       } catch (err) {
         if (!(err instanceof DuplicateError)) throw err;
-        if (!retrySlug || attempt >= 3) throw conflict(area, Object.keys(row));
+        if (!retrySlug || attempt >= 3) throw conflict(area, Object.keys(row), err);
         row.slug = `${String(row.slug).slice(0, 100)}-${randomBytes(3).toString('hex')}`;
       }
     }
   }
 }
 
-function conflict(area: AreaDef, fields: string[]): PlatformError {
+/** A unique value taken: the client reads which one; the store's own message goes to the log. */
+function conflict(area: AreaDef, fields: string[], cause: DuplicateError): PlatformError {
   const unique = (area.unique ?? []).filter((u) => u.split(',').some((c) => fields.includes(c)));
-  return new PlatformError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`);
+  return new PlatformError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`).withDetail(describeCause(cause));
 }
 
 export function slugify(text: string): string {

@@ -1,6 +1,6 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../../http/http-error.ts';
+import { describeCause, HttpError } from '../../http/http-error.ts';
 import { PlatformError } from '../errors.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { MAX_FILE_BYTES, type FileService } from '../files/file-service.ts';
@@ -21,13 +21,15 @@ const LIMIT_ERRORS: Record<string, () => PlatformError> = {
 
 /**
  * Errors while parsing are the client's malformed body (400), except the
- * server's own file-system errors (they carry a syscall), which stay 500.
+ * server's own file-system errors (they carry a syscall), which stay 500. The
+ * parser's own message goes to the log, never to the client.
  */
 function asUploadError(err: unknown): unknown {
   if (err instanceof HttpError) return err;
   const e = err as { code?: string; syscall?: string };
   if (e.syscall) return err;
-  return LIMIT_ERRORS[e.code ?? '']?.() ?? new PlatformError('invalid_request', 'The multipart/form-data body is malformed');
+  const refused = LIMIT_ERRORS[e.code ?? '']?.() ?? new PlatformError('invalid_request', 'The multipart/form-data body is malformed');
+  return refused.withDetail(describeCause(err));
 }
 
 /**
