@@ -1,19 +1,44 @@
 import type { FastifyReply } from 'fastify';
+import { logError } from '../../http/error-handler.ts';
+import type { OAuthError } from '../errors.ts';
+
+/** Where an authorization response goes: the trusted redirect URI, with the client's state. */
+export interface ClientReturn {
+  redirectUri: string;
+  state: string | undefined;
+}
 
 /**
  * Sends the user agent back to the client. RFC 9207 §2: "the authorization
  * server MUST add the iss parameter" to every authorization response,
  * error responses included.
  */
-export function redirectToClient(
+function redirectToClient(
   reply: FastifyReply,
-  redirectUri: string,
+  to: ClientReturn,
   issuer: string,
-  params: Record<string, string | undefined>,
-  status: 302 | 303 = 302,
+  params: Record<string, string>,
+  status: 302 | 303,
 ): FastifyReply {
-  const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
+  const url = new URL(to.redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.append(k, v);
+  // RFC 6749 §4.1.2: state is "REQUIRED if the "state" parameter was present in the client authorization request".
+  if (to.state !== undefined) url.searchParams.append('state', to.state);
   url.searchParams.append('iss', issuer);
   return reply.code(status).header('cache-control', 'no-store').redirect(url.href, status);
+}
+
+/** RFC 6749 §4.1.2: the approved request's code, with state and iss. 303 after a form post. */
+export function redirectWithCode(reply: FastifyReply, to: ClientReturn, issuer: string, code: string, status: 302 | 303 = 302): FastifyReply {
+  return redirectToClient(reply, to, issuer, { code }, status);
+}
+
+/**
+ * The one builder of an authorization error response. RFC 6749 §4.1.2.1: the
+ * error goes to the redirect URI as error, error_description and state (RFC 9207
+ * §2 adds iss), and nothing else; the error's detail goes to the log only.
+ */
+export function redirectWithError(reply: FastifyReply, to: ClientReturn, issuer: string, error: OAuthError, status: 302 | 303 = 302): FastifyReply {
+  logError(reply.log, error);
+  return redirectToClient(reply, to, issuer, { error: error.code, error_description: error.description }, status);
 }

@@ -3,7 +3,7 @@ import { grantableScopes } from '../../access/roles.ts';
 import type { Deps } from '../../deps.ts';
 import { hasCoveringGrant } from '../../oauth/authorize/covering-grant.ts';
 import { issueCode } from '../../oauth/authorize/issue-code.ts';
-import { redirectToClient } from '../../oauth/authorize/redirect.ts';
+import { redirectWithCode, redirectWithError } from '../../oauth/authorize/redirect.ts';
 import { declarePublicRoute } from '../../http/operation.ts';
 import {
   CARRIED_PARAMS,
@@ -20,6 +20,13 @@ import { WEB_PATHS } from './paths.ts';
 import { readSession, type SignedIn } from './session.ts';
 
 const HTML = 'text/html; charset=utf-8';
+
+/** OIDC Core §3.1.2.6 login_required: "The Authorization Server requires End-User authentication." */
+const loginRequired = () => new OAuthError('login_required', 'The user must sign in, which prompt=none forbids.');
+/** OIDC Core §3.1.2.6 consent_required: "The Authorization Server requires End-User consent." */
+const consentRequired = () => new OAuthError('consent_required', 'The user must approve this app, which prompt=none forbids.');
+/** RFC 6749 §4.1.2.1 access_denied: "The resource owner or authorization server denied the request." */
+const accessDenied = () => new OAuthError('access_denied', 'The user denied the request.');
 
 /**
  * The authorization request's own parameters, as strings, for the consent form and the sign-in return.
@@ -82,10 +89,9 @@ async function approve(reply: FastifyReply, req: AuthorizationRequest, signedIn:
     code = await issueCode(req, signedIn.user, signedIn.session.authTime, deps);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    const params = { error: err.code, error_description: err.description, state: req.state };
-    return redirectToClient(reply, req.redirectUri, deps.config.issuer, params, status);
+    return redirectWithError(reply, req, deps.config.issuer, err, status);
   }
-  return redirectToClient(reply, req.redirectUri, deps.config.issuer, { code, state: req.state }, status);
+  return redirectWithCode(reply, req, deps.config.issuer, code, status);
 }
 
 /** Runs the request checks; answers the error itself and returns undefined when they fail. */
@@ -93,11 +99,7 @@ async function validated(request: FastifyRequest, reply: FastifyReply, params: R
   const result = await validateAuthorizationRequest(params, deps);
   if (result.kind === 'page') throw result.error;
   if (result.kind === 'redirect') {
-    redirectToClient(reply, result.redirectUri, deps.config.issuer, {
-      error: result.error.code,
-      error_description: result.error.description,
-      state: result.state,
-    });
+    redirectWithError(reply, result, deps.config.issuer, result.error);
     return undefined;
   }
   return result.request;
@@ -125,11 +127,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
       const confidentialWithGrant = signedIn && (await hasCoveringGrant(req, signedIn.user, deps.store));
       if (signedIn && confidentialWithGrant && !needsSignIn(req, signedIn, deps.now())) return approve(reply, req, signedIn, deps, 302);
       const login = !signedIn || needsSignIn(req, signedIn, deps.now());
-      return redirectToClient(reply, req.redirectUri, deps.config.issuer, {
-        error: login ? 'login_required' : 'consent_required',
-        error_description: login ? 'The user must sign in, which prompt=none forbids.' : 'The user must approve this app, which prompt=none forbids.',
-        state: req.state,
-      });
+      return redirectWithError(reply, req, deps.config.issuer, login ? loginRequired() : consentRequired());
     }
     if (needsSignIn(req, signedIn, deps.now())) return showSignIn(reply, carriedParams(params, { afterSignIn: true }), clientName);
     const user = signedIn!;
@@ -144,15 +142,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const signedIn = await readSession(request, deps);
     if (!signedIn) return showSignIn(reply, carriedParams(body), req.client.metadata.client_name ?? 'An app');
     if (body.decision === 'approve') return approve(reply, req, signedIn, deps, 303);
-    if (body.decision === 'deny') {
-      return redirectToClient(
-        reply,
-        req.redirectUri,
-        deps.config.issuer,
-        { error: 'access_denied', error_description: 'The user denied the request.', state: req.state },
-        303,
-      );
-    }
+    if (body.decision === 'deny') return redirectWithError(reply, req, deps.config.issuer, accessDenied(), 303);
     throw new OAuthError('invalid_request', 'decision must be approve or deny');
   });
 }
