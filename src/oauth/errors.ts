@@ -49,9 +49,3 @@ export class OAuthError extends HttpError<OAuthErrorCode> {
     super(code, description, status ?? STATUS[code]);
   }
 }
-
-export const invalidRequest = (d: string) => new OAuthError('invalid_request', d);
-export const invalidClient = (d: string) => new OAuthError('invalid_client', d);
-export const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
-export const invalidScope = (d: string) => new OAuthError('invalid_scope', d);
-export const invalidTarget = (d: string) => new OAuthError('invalid_target', d);
