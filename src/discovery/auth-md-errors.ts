@@ -1,15 +1,22 @@
 import type { Config } from '../config/index.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
-import { OAuthError, type OAuthErrorCode } from '../oauth/errors.ts';
+import { OAUTH_ERROR_STATUS, type OAuthErrorCode } from '../oauth/errors.ts';
+import { PLATFORM_ERROR_STATUS, type PlatformErrorCode } from '../platform/errors.ts';
 import { MCP_PATH } from '../mcp/path.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
 import { code, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 
+/** Every code the server answers with: the authorization server's and the platform's. */
+type ErrorCode = OAuthErrorCode | PlatformErrorCode;
+
+/** Each code's usual status, from the registries that declare the codes. */
+const STATUS: Record<ErrorCode, number> = { ...OAUTH_ERROR_STATUS, ...PLATFORM_ERROR_STATUS };
+
 /**
- * Where and when each error code is answered. Keyed by OAuthErrorCode, so a
+ * Where and when each error code is answered. Keyed by ErrorCode, so a
  * new code does not compile until it is documented here; statuses come from
- * src/oauth/errors.ts unless a case answers with another one.
+ * src/oauth/errors.ts and src/platform/errors.ts unless a case answers with another one.
  */
 interface ErrorCase {
   /** Absent: the code's own status. 'redirect': sent to the client's redirect_uri (302, 303 after a form). */
@@ -37,7 +44,7 @@ type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits' | 'storag
 const perMinute = (max: number, what: string, env: string) =>
   max > 0 ? `More than ${max} ${what} per minute from one address (${env}).` : `Never on this server: the limit is off (${env}=0).`;
 
-function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
+function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
   return {
     invalid_request: [
       { where: 'any', when: 'A required parameter is missing, given twice, too long or malformed (for example a code_verifier that is not 43 to 128 unreserved characters).' },
@@ -116,14 +123,12 @@ function errorCases(config: ErrorConfig): Record<OAuthErrorCode, ErrorCase[]> {
   };
 }
 
-const defaultStatus = (c: OAuthErrorCode): number => new OAuthError(c, '').status;
-
 /** The error table of /auth.md: one row per case, statuses from the error registry. */
 export function errorTable(config: ErrorConfig): string {
   const rows: string[][] = [];
-  for (const [c, cases] of Object.entries(errorCases(config)) as [OAuthErrorCode, ErrorCase[]][]) {
+  for (const [c, cases] of Object.entries(errorCases(config)) as [ErrorCode, ErrorCase[]][]) {
     for (const k of cases) {
-      const status = k.status === 'redirect' ? 'redirect to redirect_uri' : String(k.status ?? defaultStatus(c));
+      const status = k.status === 'redirect' ? 'redirect to redirect_uri' : String(k.status ?? STATUS[c]);
       rows.push([code(c), k.note ? `${status} (${k.note})` : status, k.where, k.when]);
     }
   }

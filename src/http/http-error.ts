@@ -1,12 +1,13 @@
 /**
  * The codes any layer may answer with, the HTTP layer's own included (a form from
  * another site, an unknown path, a throttled or malformed request, a failure).
+ * Each layer adds its own on top: oauth/errors.ts the authorization server's,
+ * platform/errors.ts the platform's.
  */
 export const HTTP_ERROR_STATUS = {
   invalid_request: 400,
   invalid_csrf: 403,
   not_found: 404,
-  conflict: 409,
   too_many_requests: 429,
   server_error: 500,
 } as const;

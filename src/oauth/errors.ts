@@ -1,7 +1,9 @@
 import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from '../http/http-error.ts';
 
 /**
- * One error type per OAuth error code. Each carries the HTTP status it maps to;
+ * The authorization server's and the bearer guard's codes (RFC 6749 §4.1.2.1 and
+ * §5.2, RFC 6750 §3.1, RFC 7591 §3.2.2, RFC 8707, OIDC Core §3.1.2.6) on top of
+ * the shared ones. Each carries the HTTP status it maps to;
  * src/http/error-handler.ts is the one place that turns them into responses.
  */
 export type OAuthErrorCode =
@@ -22,7 +24,7 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'insufficient_scope';
 
-const STATUS: Record<OAuthErrorCode, number> = {
+export const OAUTH_ERROR_STATUS: Record<OAuthErrorCode, number> = {
   ...HTTP_ERROR_STATUS,
   // RFC 6749 §5.2: invalid_client "MAY return an HTTP 401 (Unauthorized)"; Lyceum always does.
   invalid_client: 401,
@@ -46,6 +48,6 @@ export class OAuthError extends HttpError<OAuthErrorCode> {
   override name = 'OAuthError';
 
   constructor(code: OAuthErrorCode, description: string, status?: number) {
-    super(code, description, status ?? STATUS[code]);
+    super(code, description, status ?? OAUTH_ERROR_STATUS[code]);
   }
 }

@@ -1,19 +1,23 @@
-import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from '../http/http-error.ts';
+import { HTTP_ERROR_STATUS, HttpError } from '../http/http-error.ts';
 
 /**
- * The codes /api/v1 answers with: the shared ones, and insufficient_scope for a
- * record view the token's scopes do not open (RFC 6750 §3.1: "The request
- * requires higher privileges than provided by the access token", status 403).
+ * The codes /api/v1 and the MCP tools answer with: the shared ones and the
+ * platform's own. A missing scope is the bearer guard's `insufficient_scope`
+ * (oauth/errors.ts), never a platform code.
  */
-export type PlatformErrorCode = HttpErrorCode | 'insufficient_scope';
+export const PLATFORM_ERROR_STATUS = {
+  ...HTTP_ERROR_STATUS,
+  /** A unique value is taken, or a record still has records that depend on it. */
+  conflict: 409,
+} as const;
 
-const STATUS: Record<PlatformErrorCode, number> = { ...HTTP_ERROR_STATUS, insufficient_scope: 403 };
+export type PlatformErrorCode = keyof typeof PLATFORM_ERROR_STATUS;
 
 /** An error of the platform's services and routes; the HTTP error handler answers it. */
 export class PlatformError extends HttpError<PlatformErrorCode> {
   override name = 'PlatformError';
 
   constructor(code: PlatformErrorCode, description: string, status?: number) {
-    super(code, description, status ?? STATUS[code]);
+    super(code, description, status ?? PLATFORM_ERROR_STATUS[code]);
   }
 }

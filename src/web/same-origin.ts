@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { httpError } from '../http/http-error.ts';
 
 const REFUSED = 'This form was not sent from this site’s own page, so nothing was done. Open the page on this site and try again.';
 
@@ -27,10 +27,10 @@ export function sameOriginOnly(config: Pick<Config, 'issuer'>) {
   return async (request: FastifyRequest): Promise<void> => {
     const site = request.headers['sec-fetch-site'];
     if (site !== undefined) {
-      if (site !== 'same-origin') throw new OAuthError('invalid_csrf', REFUSED);
+      if (site !== 'same-origin') throw httpError('invalid_csrf', REFUSED);
       return;
     }
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== issuerOrigin) throw new OAuthError('invalid_csrf', REFUSED);
+    if (origin !== undefined && origin !== issuerOrigin) throw httpError('invalid_csrf', REFUSED);
   };
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { errorResponses as errors } from '../../http/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
-import { PlatformError } from '../errors.ts';
+import { OAuthError } from '../../oauth/errors.ts';
 import { AREA_LIST, type AreaDef } from '../areas.ts';
 import { createSchema, recordSchema, updateSchema } from '../fields.ts';
 import { RecordService, viewFor } from '../records.ts';
@@ -28,7 +28,8 @@ const idParams = { type: 'object', required: ['id'], properties: { id: { type: '
 
 function viewOf(area: AreaDef, request: FastifyRequest) {
   const view = viewFor(area, request.caller);
-  if (!view) throw new PlatformError('insufficient_scope', `This needs ${area.readScope}`);
+  // A missing scope is the bearer guard's code (RFC 6750 §3.1), not the platform's.
+  if (!view) throw new OAuthError('insufficient_scope', `This needs ${area.readScope}`);
   return view;
 }
 
