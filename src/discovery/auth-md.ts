@@ -17,27 +17,31 @@ import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from './metadata.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 
-/** Method and purpose of every OAuth/OIDC endpoint; keyed by the registry so none is left out. */
-const ENDPOINT_DOCS: Record<keyof typeof ENDPOINTS, [method: string, purpose: string]> = {
-  registration: ['POST', 'Dynamic client registration (RFC 7591), JSON body'],
-  authorization: ['GET', 'Authorization endpoint: open it in the user’s browser'],
-  token: ['POST', 'Token endpoint: code exchange and refresh, form body'],
-  revocation: ['POST', 'Token revocation (RFC 7009), form body'],
-  introspection: ['POST', 'Token introspection (RFC 7662), form body'],
-  userinfo: ['GET, POST', 'OpenID Connect UserInfo, Bearer token with `openid`'],
-  jwks: ['GET', 'Public keys of the ID token signatures (JWKS)'],
+/** The purpose of every OAuth/OIDC endpoint; keyed by the registry so none is left out. */
+const ENDPOINT_DOCS: Record<keyof typeof ENDPOINTS, string> = {
+  registration: 'Dynamic client registration (RFC 7591), JSON body',
+  authorization: 'Authorization endpoint: open it in the user’s browser',
+  token: 'Token endpoint: code exchange and refresh, form body',
+  revocation: 'Token revocation (RFC 7009), form body',
+  introspection: 'Token introspection (RFC 7662), form body',
+  userinfo: 'OpenID Connect UserInfo, Bearer token with `openid`',
+  jwks: 'Public keys of the ID token signatures (JWKS)',
 };
 
-const DISCOVERY_DOCS: [path: string, purpose: string][] = [
+/** The HTTP methods of a path's operations in /openapi.json, which the route declarations produce. */
+export type MethodsOf = (path: string) => readonly string[];
+
+/** Documents and other endpoints; `method` only for the two that /openapi.json does not describe. */
+const DISCOVERY_DOCS: [path: string, purpose: string, method?: string][] = [
   [METADATA_PATHS.authorizationServer, 'Authorization server metadata (RFC 8414); authoritative if documents disagree'],
   [METADATA_PATHS.openidConfiguration, 'OpenID Connect discovery: the same facts'],
   [PRM_PATHS.api, 'Protected resource metadata (RFC 9728) of the API'],
   [PRM_PATHS.mcp, 'Protected resource metadata (RFC 9728) of the MCP server'],
-  [DOCUMENT_PATHS.openapi, 'OpenAPI 3.0 description, with the scopes of every operation'],
+  [DOCUMENT_PATHS.openapi, 'OpenAPI 3.0 description, with the scopes of every operation', 'GET'],
   [DOCUMENT_PATHS.auth, 'This walkthrough'],
   [DOCUMENT_PATHS.llms, 'Index of the site for AI agents'],
   [DOCUMENT_PATHS.pricing, 'What the school sells, from live data'],
-  [DOCUMENT_PATHS.mcp, 'MCP server (Streamable HTTP), anonymous catalog reads'],
+  [DOCUMENT_PATHS.mcp, 'MCP server (Streamable HTTP), anonymous catalog reads', 'POST'],
 ];
 
 const CLAIM_DOCS: Record<string, [scope: string, meaning: string]> = {
@@ -53,13 +57,10 @@ const CLAIM_DOCS: Record<string, [scope: string, meaning: string]> = {
 /** The row of a setting; the name is checked against the table at compile time. */
 const setting = (name: SettingName) => SETTINGS.find((s) => s.name === name)!;
 
-function endpointsSection(issuer: string): string {
-  const rows = (Object.keys(ENDPOINT_DOCS) as (keyof typeof ENDPOINTS)[]).map((k) => {
-    const [method, purpose] = ENDPOINT_DOCS[k];
-    return [purpose, method, code(issuer + ENDPOINTS[k])];
-  });
-  const docs = DISCOVERY_DOCS.map(([path, purpose]) => [purpose, 'GET', code(issuer + path)]);
-  return table(['Purpose', 'Method', 'URL'], [...rows, ...docs]);
+function endpointsSection(issuer: string, methodsOf: MethodsOf): string {
+  const row = (path: string, purpose: string, method?: string) => [purpose, method ?? methodsOf(path).join(', '), code(issuer + path)];
+  const rows = (Object.keys(ENDPOINT_DOCS) as (keyof typeof ENDPOINTS)[]).map((k) => row(ENDPOINTS[k], ENDPOINT_DOCS[k]));
+  return table(['Purpose', 'Method', 'URL'], [...rows, ...DISCOVERY_DOCS.map(([path, purpose, method]) => row(path, purpose, method))]);
 }
 
 function scopesSection(): string {
@@ -185,14 +186,14 @@ function introspectionSection(): string {
  * (endpoints, scopes, roles, errors) and the live configuration, so what it
  * says is what the server does.
  */
-export function authMarkdown(config: Config): string {
+export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
   const issuer = config.issuer;
   const sections: string[] = [
     '# Lyceum: authentication for CLI tools, apps and agents',
     `> Issuer: ${code(issuer)}. OAuth 2.0 authorization code flow with PKCE (S256), OpenID Connect, open dynamic registration for loopback clients. Requests without a token are served as anonymous and never challenged.`,
     `The authorization server metadata at ${code(issuer + METADATA_PATHS.authorizationServer)} is authoritative if this page and it ever disagree. Every URL below is on the issuer; the issuer is exactly ${code(issuer)}, and it is the \`iss\` of redirects, ID tokens and introspection.`,
     '## Endpoints',
-    endpointsSection(issuer),
+    endpointsSection(issuer, methodsOf),
     '## Flow at a glance',
     bullets([
       'Register once (public client: `token_endpoint_auth_method` `none`; confidential: `client_secret_post`).',

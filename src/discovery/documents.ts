@@ -28,6 +28,12 @@ function send(reply: FastifyReply, type: string, body: string): FastifyReply {
   return reply.header('cache-control', 'no-cache').type(type).send(body);
 }
 
+/** The methods of `path`'s operations in the OpenAPI document the route declarations build. */
+function documentedMethods(app: FastifyInstance, path: string): string[] {
+  const paths = (app.swagger() as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
+  return Object.keys(paths[path] ?? {}).map((method) => method.toUpperCase());
+}
+
 /** /auth.md, /llms.txt and /pricing.md: generated from the registries and live data. */
 export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
   const records = new RecordService(deps);
@@ -35,7 +41,7 @@ export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
   declarePublicRoute(
     app,
     { method: 'GET', path: DOCUMENT_PATHS.auth, operationId: 'getAuthMarkdown', schema: documentSchema('Authentication walkthrough', 'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.', MARKDOWN) },
-    async (_request, reply) => send(reply, MARKDOWN, authMarkdown(deps.config)),
+    async (_request, reply) => send(reply, MARKDOWN, authMarkdown(deps.config, (path) => documentedMethods(app, path))),
   );
 
   declarePublicRoute(
