@@ -33,7 +33,7 @@ async function loadMetrics(): Promise<AppMetrics> {
 export async function startServer(config: Config, overrides: Partial<Deps> = {}): Promise<RunningServer> {
   let store = overrides.store;
   if (!store) {
-    store = openStore(config.database);
+    store = openStore(config.database, config.databaseLimits);
     await store.migrate();
   }
   const now = overrides.now ?? Date.now;

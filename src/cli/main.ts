@@ -22,7 +22,7 @@ ${settingsHelp()}
 `;
 
 async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>, config = loadConfig()): Promise<T> {
-  const store = openStore(config.database);
+  const store = openStore(config.database, config.databaseLimits);
   try {
     await store.migrate();
     return await fn(store);

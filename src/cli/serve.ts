@@ -13,7 +13,7 @@ import { createUser } from './users.ts';
  * graceful stop on SIGINT/SIGTERM.
  */
 export async function serveCommand(config: Config): Promise<void> {
-  const store = openStore(config.database);
+  const store = openStore(config.database, config.databaseLimits);
   await store.migrate();
   if (!(await store.users.any())) {
     const password = randomBytes(12).toString('base64url');

@@ -7,6 +7,8 @@ export interface Config {
   host: string;
   issuer: string;
   database: Database;
+  /** The bounds on every wait for PostgreSQL, and its pool size (docs/deployment.md "Database faults"). */
+  databaseLimits: DatabaseLimits;
   codeTtl: number;
   accessTokenTtl: number;
   refreshTokenTtl: number;
@@ -51,6 +53,25 @@ export interface Config {
   secureCookies: boolean;
 }
 
+/** PostgreSQL's pool size and the bounds on its waits, in ms (the DB_* settings). */
+export interface DatabaseLimits {
+  poolSize: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+}
+
+/** The DB_* settings' values in a Config. */
+const limitsOf = (e: Pick<SettingValues, 'DB_POOL_SIZE' | 'DB_ACQUIRE_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_LOCK_TIMEOUT_MS'>): DatabaseLimits => ({
+  poolSize: e.DB_POOL_SIZE,
+  acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+  statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+  lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
+});
+
+/** The database limits of the given environment (by default the settings' defaults), for a store opened without a Config. */
+export const databaseLimits = (env: Record<string, string | undefined> = {}): DatabaseLimits => limitsOf(readSettings(env));
+
 /** A configuration value that cannot be used. The message names the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -78,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     issuer,
     database,
+    databaseLimits: limitsOf(e),
     codeTtl: e.CODE_TTL_SECONDS,
     accessTokenTtl: e.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtl: e.REFRESH_TOKEN_TTL_SECONDS,

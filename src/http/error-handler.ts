@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeCause, httpError, HttpError } from './http-error.ts';
+import { describeCause, HTTP_ERROR_STATUS, httpError, HttpError } from './http-error.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,7 +55,9 @@ export type SendError = (request: FastifyRequest, reply: FastifyReply, err: unkn
  * its cause, a refusal with its detail. The detail never goes anywhere else.
  */
 export function logError(log: FastifyBaseLogger, e: HttpError, err: unknown = e): void {
-  if (e.status >= 500) log.error({ err, detail: e.detail }, 'request failed');
+  // A database that is down or too slow is the operator's to see, but no bug: a warning, with the cause.
+  if (e.status === HTTP_ERROR_STATUS.temporarily_unavailable) log.warn({ error: e.code, detail: e.detail }, 'request not served: database unavailable');
+  else if (e.status >= 500) log.error({ err, detail: e.detail }, 'request failed');
   else if (e.detail !== undefined) log.info({ error: e.code, detail: e.detail }, 'request refused');
 }
 

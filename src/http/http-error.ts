@@ -1,7 +1,8 @@
 /**
  * The codes any layer may answer with, the HTTP layer's own included (a form from
  * another site, an unknown path, a throttled or malformed request, a failure).
- * Each layer adds its own on top: oauth/errors.ts the authorization server's,
+ * (temporarily_unavailable: the store hit one of its bounds or cannot be reached,
+ * src/store/unavailable.ts.) Each layer adds its own on top: oauth/errors.ts the authorization server's,
  * platform/errors.ts the platform's.
  */
 export const HTTP_ERROR_STATUS = {
@@ -10,6 +11,7 @@ export const HTTP_ERROR_STATUS = {
   not_found: 404,
   too_many_requests: 429,
   server_error: 500,
+  temporarily_unavailable: 503,
 } as const;
 
 export type HttpErrorCode = keyof typeof HTTP_ERROR_STATUS;

@@ -114,6 +114,10 @@ const EXAMPLES: Record<string, Example> = {
   },
   PURGE_INTERVAL_SECONDS: { valid: '60', read: (c) => c.purgeInterval, expected: 60, invalid: ['0', '86401', 'often'] },
   READY_TIMEOUT_MS: { valid: '250', read: (c) => c.readyTimeoutMs, expected: 250, invalid: ['9', '30001', '1s', '0.5'] },
+  DB_POOL_SIZE: { valid: '4', read: (c) => c.databaseLimits.poolSize, expected: 4, invalid: ['0', '1001', 'ten'] },
+  DB_ACQUIRE_TIMEOUT_MS: { valid: '1500', read: (c) => c.databaseLimits.acquireTimeoutMs, expected: 1500, invalid: ['99', '60001', '3s'] },
+  DB_STATEMENT_TIMEOUT_MS: { valid: '8000', read: (c) => c.databaseLimits.statementTimeoutMs, expected: 8000, invalid: ['0', '600001', '5s'] },
+  DB_LOCK_TIMEOUT_MS: { valid: '750', read: (c) => c.databaseLimits.lockTimeoutMs, expected: 750, invalid: ['0', '600001', '2s'] },
   // 3000 is the default PORT: metrics are never served on the public port.
   METRICS_PORT: { valid: '9464', read: (c) => c.metrics.port, expected: 9464, invalid: ['-1', '65536', 'on', '3000'] },
   METRICS_HOST: { valid: '10.0.0.5', read: (c) => c.metrics.host, expected: '10.0.0.5', invalid: [] },
@@ -169,6 +173,10 @@ const RANGES: Record<string, [min: number, max: number]> = {
   STORAGE_QUOTA_BYTES: [1024, 1_125_899_906_842_624],
   PURGE_INTERVAL_SECONDS: [1, 86_400],
   READY_TIMEOUT_MS: [10, 30_000],
+  DB_POOL_SIZE: [1, 1000],
+  DB_ACQUIRE_TIMEOUT_MS: [100, 60_000],
+  DB_STATEMENT_TIMEOUT_MS: [100, 600_000],
+  DB_LOCK_TIMEOUT_MS: [100, 600_000],
   METRICS_PORT: [0, 65_535],
 };
 

@@ -1,14 +1,13 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, sql } from 'kysely';
-import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
-import type pg from 'pg';
-import type { Config } from '../../config/index.ts';
+import { databaseLimits, type Config, type DatabaseLimits } from '../../config/index.ts';
 import { migrationProvider } from '../migrations/index.ts';
 import type { Store } from '../types.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
 import { maintenanceThread } from './maintenance-thread.ts';
+import { BoundedPostgresDialect } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
 import { kyselyPasswordFailureStore } from './password-failures.ts';
 import { kyselyRecordStore } from './records.ts';
@@ -20,14 +19,7 @@ import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
 import { createPrivateFile } from '../../util/private-files.ts';
 
-const INT8_OID = 20;
 const MIGRATE_ATTEMPTS = 6;
-
-/** pg returns BIGINT as a string; every Lyceum bigint is an epoch-ms time, safe as a number. */
-const pgTypes = (types: typeof pg.types) => ({
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (v: string) => Number(v) : types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-});
 
 /** The server's database, and where the background purge runs its statements. */
 interface Opened {
@@ -62,27 +54,27 @@ function openSqlite(file: string): Opened {
   return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db, startMaintenance: () => thread?.start() };
 }
 
-/**
- * The pg driver is imported when the first query needs the pool, so a SQLite
- * server never loads it (loading pg made every start slower and larger: its
- * Cloudflare check builds a fetch Response, which loads Node's fetch).
- */
-function openPostgres(url: string): Opened {
-  const pool = async () => {
-    const { default: pg } = await import('pg');
-    const created = new pg.Pool({ connectionString: url, max: 10, types: pgTypes(pg.types) });
-    // An idle connection the server ends (restart, failover, admin command) must not crash the
-    // process: pg drops that client from the pool and the next query opens a fresh one.
-    created.on('error', () => {});
-    return created;
-  };
-  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
-  // PostgreSQL runs statements in its own processes: the event loop only awaits them.
+/** PostgreSQL runs statements in its own processes: the event loop only awaits them. */
+function openPostgres(url: string, limits: DatabaseLimits): Opened {
+  const db = new Kysely<Database>({ dialect: new BoundedPostgresDialect(url, limits) });
   return { db, maintenance: db, startMaintenance: () => {} };
 }
 
-export function openStore(database: Config['database']): Store {
-  const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url);
+/**
+ * Where migrations run: on PostgreSQL a connection of their own without the
+ * statement and lock bounds, since creating an index on a large table may
+ * take longer than any request should, and waiting for a lock is what a
+ * migration beside running instances must do.
+ */
+function migrationDatabase(database: Config['database'], db: Kysely<Database>, limits: DatabaseLimits): { db: Kysely<Database>; done(): Promise<void> } {
+  if (database.kind !== 'postgres') return { db, done: async () => {} };
+  const own = new Kysely<Database>({ dialect: new BoundedPostgresDialect(database.url, { ...limits, poolSize: 1, statementTimeoutMs: 0, lockTimeoutMs: 0 }) });
+  return { db: own, done: () => own.destroy() };
+}
+
+/** The store on `database`; `limits` bound PostgreSQL's waits (the DB_* settings, their defaults unless given). */
+export function openStore(database: Config['database'], limits: DatabaseLimits = databaseLimits()): Store {
+  const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url, limits);
   return {
     kind: database.kind,
     startMaintenance,
@@ -98,32 +90,11 @@ export function openStore(database: Config['database']): Store {
     settings: kyselySettingsStore(db),
     files: kyselyFileStore(db, database.kind),
     async migrate() {
-      // On PostgreSQL the migration tables are pinned to the schema the connection works in
-      // (search_path), so databases with several Lyceum schemas keep their histories apart.
-      const schema =
-        database.kind === 'postgres'
-          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-          : undefined;
-      const migrator = new Migrator({
-        db,
-        provider: migrationProvider,
-        // Migration names start with their number (001-, 002-, ...), so code-unit order sorts them.
-        // Kysely's default, localeCompare, builds an ICU collator first, at every start.
-        nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
-      // Several processes may migrate at once (instances starting together, the CLI beside a server).
-      // SQLite has no migration lock and PostgreSQL's introspection can trip over schemas dropped
-      // meanwhile; each migration is one transaction, so a failed attempt leaves nothing half done
-      // and the next one sees what the winner recorded.
-      for (let attempt = 1; ; attempt++) {
-        const { error, results } = await migrator.migrateToLatest();
-        if (!error) return;
-        if (attempt >= MIGRATE_ATTEMPTS) {
-          const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-          throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt + Math.random() * 50));
+      const target = migrationDatabase(database, db, limits);
+      try {
+        await migrate(database, target.db);
+      } finally {
+        await target.done();
       }
     },
     async ping() {
@@ -134,4 +105,34 @@ export function openStore(database: Config['database']): Store {
       await db.destroy();
     },
   };
+}
+
+async function migrate(database: Config['database'], db: Kysely<Database>): Promise<void> {
+  // On PostgreSQL the migration tables are pinned to the schema the connection works in
+  // (search_path), so databases with several Lyceum schemas keep their histories apart.
+  const schema =
+    database.kind === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    // Migration names start with their number (001-, 002-, ...), so code-unit order sorts them.
+    // Kysely's default, localeCompare, builds an ICU collator first, at every start.
+    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  // Several processes may migrate at once (instances starting together, the CLI beside a server).
+  // SQLite has no migration lock and PostgreSQL's introspection can trip over schemas dropped
+  // meanwhile; each migration is one transaction, so a failed attempt leaves nothing half done
+  // and the next one sees what the winner recorded.
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    if (attempt >= MIGRATE_ATTEMPTS) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+      throw new Error(`migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt + Math.random() * 50));
+  }
 }
