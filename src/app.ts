@@ -9,6 +9,7 @@ import { registerCors } from './http/cors.ts';
 import type { PathSet } from './http/path-set.ts';
 import { rejectNulCharacters } from './http/reject-nul.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
+import { skipAbandonedRequests } from './http/client-gone.ts';
 import { setStrictBodyValidation } from './http/validators.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
@@ -98,6 +99,7 @@ export async function buildApp(
   await app.register(cookie);
   await registerCsrf(app, deps.config);
   registerSecurityHeaders(app, deps.config.secureCookies);
+  skipAbandonedRequests(app);
   await registerCors(app, CORS_PATHS);
   quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);
 
