@@ -69,6 +69,7 @@ export const SETTINGS = [
   { name: 'READY_TIMEOUT_MS', default: '1000', parse: int({ min: 10, max: 30_000 }), description: 'How long GET /readyz waits for the database to answer a trivial query, in ms; slower, or failing, it answers 503 with Retry-After. Point load balancers at /readyz.' },
   { name: 'METRICS_PORT', default: '0', parse: int({ min: 0, max: 65_535 }), description: 'TCP port of a separate listener serving Prometheus metrics at GET /metrics (request counts and latency by route, tokens issued, token errors, rate-limit hits, process metrics). 0 (the default) starts none; it may not be the public PORT, which never serves /metrics.' },
   { name: 'METRICS_HOST', default: '127.0.0.1', parse: text(), description: 'Interface the metrics listener binds (METRICS_PORT). Keep it private: a loopback or internal address your Prometheus reaches, never a public one.' },
+  { name: 'SQLITE_BUSY_TIMEOUT_MS', default: '5000', parse: int({ min: 10, max: 60_000 }), description: 'SQLite: how long a write waits while another process (the CLI, a backup, a sqlite3 shell) holds the database’s write lock, in ms. The wait is retries with pauses, so other requests and reads go on meanwhile; past it the request answers 503 temporarily_unavailable with Retry-After and nothing of it is written.' },
 ] as const satisfies readonly Setting[];
 
 /** The names of the settings. */

@@ -53,20 +53,22 @@ export interface Config {
   secureCookies: boolean;
 }
 
-/** PostgreSQL's pool size and the bounds on its waits, in ms (the DB_* settings). */
+/** PostgreSQL's pool size and the bounds on its waits, and SQLite's wait for another process's write lock, in ms. */
 export interface DatabaseLimits {
   poolSize: number;
   acquireTimeoutMs: number;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
+  sqliteBusyTimeoutMs: number;
 }
 
 /** The DB_* settings' values in a Config. */
-const limitsOf = (e: Pick<SettingValues, 'DB_POOL_SIZE' | 'DB_ACQUIRE_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_LOCK_TIMEOUT_MS'>): DatabaseLimits => ({
+const limitsOf = (e: Pick<SettingValues, 'DB_POOL_SIZE' | 'DB_ACQUIRE_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS' | 'DB_LOCK_TIMEOUT_MS' | 'SQLITE_BUSY_TIMEOUT_MS'>): DatabaseLimits => ({
   poolSize: e.DB_POOL_SIZE,
   acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
   statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
   lockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
+  sqliteBusyTimeoutMs: e.SQLITE_BUSY_TIMEOUT_MS,
 });
 
 /** The database limits of the given environment (by default the settings' defaults), for a store opened without a Config. */

@@ -121,7 +121,7 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     ],
     server_error: [{ where: 'any', when: 'An unexpected failure; the detail stays in the server log.' }],
     temporarily_unavailable: [
-      { note: 'with `Retry-After`; an HTML page on browser pages', where: 'any', when: 'The database is unreachable, refused a connection, or did not answer within its bounds; nothing was changed: retry after the delay given.' },
+      { note: 'with `Retry-After`; an HTML page on browser pages', where: 'any', when: 'The database is unreachable, refused a connection, was locked by another process (SQLite), or did not answer within its bounds; nothing was changed: retry after the delay given.' },
     ],
   };
 }

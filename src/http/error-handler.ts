@@ -12,8 +12,8 @@ declare module 'fastify' {
  * The one place that maps errors to HTTP. HttpErrors (OAuth and platform errors
  * alike) keep their status and headers; framework errors below 500 become
  * `invalid_request` with the framework's own message as the logged detail;
- * anything else is a 500 `server_error` whose cause stays in the log, never in
- * the body.
+ * anything else is a 500 `server_error` whose cause stays in the log, never
+ * in the body.
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;

@@ -361,3 +361,4 @@ export interface Store {
 export class DuplicateError extends Error {
   override name = 'DuplicateError';
 }
+

@@ -121,6 +121,7 @@ const EXAMPLES: Record<string, Example> = {
   // 3000 is the default PORT: metrics are never served on the public port.
   METRICS_PORT: { valid: '9464', read: (c) => c.metrics.port, expected: 9464, invalid: ['-1', '65536', 'on', '3000'] },
   METRICS_HOST: { valid: '10.0.0.5', read: (c) => c.metrics.host, expected: '10.0.0.5', invalid: [] },
+  SQLITE_BUSY_TIMEOUT_MS: { valid: '1500', read: (c) => c.databaseLimits.sqliteBusyTimeoutMs, expected: 1500, invalid: ['9', '60001', '5s', '0.5'] },
 };
 
 const documented = SETTINGS.map((s) => s.name);
@@ -178,6 +179,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   DB_STATEMENT_TIMEOUT_MS: [100, 600_000],
   DB_LOCK_TIMEOUT_MS: [100, 600_000],
   METRICS_PORT: [0, 65_535],
+  SQLITE_BUSY_TIMEOUT_MS: [10, 60_000],
 };
 
 describe('whole-number settings', () => {

@@ -29,7 +29,7 @@ interface Opened {
   startMaintenance(): void;
 }
 
-function openSqlite(file: string): Opened {
+function openSqlite(file: string, busyTimeoutMs: number | undefined): Opened {
   // An empty file is a new database to SQLite: created here, it is owner-only before SQLite
   // writes a byte, and SQLite gives the -wal and -shm files the database file's mode.
   if (file !== ':memory:') createPrivateFile(file, '');
@@ -43,14 +43,14 @@ function openSqlite(file: string): Opened {
     }
     throw err;
   }
-  // WAL lets the CLI and the server share the file; busy_timeout waits for a writer instead of failing.
+  // WAL lets the CLI and the server share the file, and reads go on while another process writes.
+  // A writer is waited for by sqliteKysely, off the event loop (sqlite-busy-driver.ts).
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
   const thread = file === ':memory:' ? undefined : maintenanceThread(sqlite, file);
-  const db = sqliteKysely(sqlite, thread?.stop ?? (() => {}));
+  const db = sqliteKysely(sqlite, thread?.stop ?? (() => {}), busyTimeoutMs);
   return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db, startMaintenance: () => thread?.start() };
 }
 
@@ -74,7 +74,7 @@ function migrationDatabase(database: Config['database'], db: Kysely<Database>, l
 
 /** The store on `database`; `limits` bound PostgreSQL's waits (the DB_* settings, their defaults unless given). */
 export function openStore(database: Config['database'], limits: DatabaseLimits = databaseLimits()): Store {
-  const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file) : openPostgres(database.url, limits);
+  const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file, limits.sqliteBusyTimeoutMs) : openPostgres(database.url, limits);
   return {
     kind: database.kind,
     startMaintenance,
