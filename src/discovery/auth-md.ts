@@ -113,7 +113,7 @@ function lifetimesSection(config: Config): string {
     bullets([
       'Every refresh returns a new refresh token and retires the one presented, atomically. Store the new one before using the new access token.',
       config.refreshGrace > 0
-        ? `If the retired refresh token is presented again within ${duration(config.refreshGrace)} of its rotation, its last millisecond included (two workers refreshing at once), and its successor has not been used yet, the answer is the very same successor pair, with \`expires_in\` counting the time already passed. No new tokens are minted.`
+        ? `If the retired refresh token is presented again within ${duration(config.refreshGrace)} of the moment its rotation was committed, its last millisecond included (two workers refreshing at once, or retries that waited on a slow database), and its successor has not been used yet, the answer is the very same successor pair, with \`expires_in\` counting the time already passed. No new tokens are minted.`
         : 'The grace window is 0 on this server: there is none, and a retired refresh token presented again, even in the millisecond of its rotation, is treated as stolen.',
       'Presented after the grace window, or once its successor was itself used, it is treated as stolen: 400 `invalid_grant`, and every token of its family (all access and refresh tokens of that authorization) is revoked. The user must authorize again.',
       'The new refresh token keeps the scope of the original grant even when the refresh asked for a narrower `scope`; only the access token is narrowed.',

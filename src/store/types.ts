@@ -137,7 +137,7 @@ export interface Token {
   expiresAt: number;
   createdAt: number;
   revokedAt: number | null;
-  /** Refresh tokens: when this token was exchanged for its successor. */
+  /** Refresh tokens: when the exchange for its successor was committed (the grace window's start). */
   rotatedAt: number | null;
   /** Refresh tokens: random salt from which the successor is derived. */
   salt: string | null;
@@ -157,8 +157,10 @@ export interface TokenStore {
    * successors in the same transaction. Exactly one of racing callers gets
    * 'rotated'. A token already rotated gives 'already_rotated' (successors
    * untouched); a revoked or unknown one gives 'unusable'. Expiry is NOT checked.
+   * `clock` is read inside the transaction, once the claim got through: the
+   * rotation is stamped with that time, not with the request's start.
    */
-  rotate(hash: string, now: number, successors: Token[]): Promise<RotateResult>;
+  rotate(hash: string, clock: () => number, successors: Token[]): Promise<RotateResult>;
   /** Contract: revokes one token; false if unknown or already revoked. */
   revoke(hash: string, now: number): Promise<boolean>;
   /** Revokes every live token of a family; returns how many. */

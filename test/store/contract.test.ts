@@ -643,7 +643,7 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
         newToken(client.id, user.id, { kind: 'access', familyId: old.familyId, salt: null }),
         newToken(client.id, user.id, { familyId: old.familyId }),
       ];
-      const result = await store.tokens.rotate(old.hash, T0 + 100, successors);
+      const result = await store.tokens.rotate(old.hash, () => T0 + 100, successors);
       expect(result.status).toBe('rotated');
       if (result.status !== 'rotated') throw new Error('unreachable');
       expect(result.token.hash).toBe(old.hash);
@@ -657,16 +657,16 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
     it('rotate does not check expiry', async () => {
       const old = newToken(client.id, user.id, { expiresAt: T0 - 1 });
       await store.tokens.insert([old]);
-      expect((await store.tokens.rotate(old.hash, T0 + 1_000_000, [])).status).toBe('rotated');
+      expect((await store.tokens.rotate(old.hash, () => T0 + 1_000_000, [])).status).toBe('rotated');
     });
 
     it('rotate of an already rotated token gives already_rotated and leaves its new successors out', async () => {
       const old = newToken(client.id, user.id);
       await store.tokens.insert([old]);
       const firstSuccessor = newToken(client.id, user.id, { familyId: old.familyId });
-      expect((await store.tokens.rotate(old.hash, T0 + 1, [firstSuccessor])).status).toBe('rotated');
+      expect((await store.tokens.rotate(old.hash, () => T0 + 1, [firstSuccessor])).status).toBe('rotated');
       const lateSuccessor = newToken(client.id, user.id, { familyId: old.familyId });
-      const again = await store.tokens.rotate(old.hash, T0 + 2, [lateSuccessor]);
+      const again = await store.tokens.rotate(old.hash, () => T0 + 2, [lateSuccessor]);
       expect(again.status).toBe('already_rotated');
       if (again.status !== 'already_rotated') throw new Error('unreachable');
       expect(again.token).toMatchObject({ hash: old.hash, rotatedAt: T0 + 1 });
@@ -682,7 +682,7 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
         newToken(client.id, user.id, { kind: 'access', familyId: old.familyId, salt: null }),
         newToken(client.id, user.id, { familyId: old.familyId }),
       ]);
-      const results = await Promise.all(successorSets.map((s, i) => store.tokens.rotate(old.hash, T0 + 1000 + i, s)));
+      const results = await Promise.all(successorSets.map((s, i) => store.tokens.rotate(old.hash, () => T0 + 1000 + i, s)));
       const winners = results.flatMap((r, i) => (r.status === 'rotated' ? [i] : []));
       expect(winners).toHaveLength(1);
       expect(results.filter((r) => r.status === 'already_rotated')).toHaveLength(19);
@@ -703,12 +703,12 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       // The successor names a client that does not exist: its insert violates a foreign key.
       const bad = newToken(id('lyc_client_missing_'), user.id, { familyId: old.familyId });
       const good = newToken(client.id, user.id, { kind: 'access', familyId: old.familyId, salt: null });
-      await expect(store.tokens.rotate(old.hash, T0 + 1, [good, bad])).rejects.toThrow();
+      await expect(store.tokens.rotate(old.hash, () => T0 + 1, [good, bad])).rejects.toThrow();
       expect((await store.tokens.find(old.hash))!.rotatedAt).toBeNull();
       expect(await store.tokens.find(good.hash)).toBeUndefined();
       expect(await store.tokens.find(bad.hash)).toBeUndefined();
       // ...and can still be rotated afterwards.
-      expect((await store.tokens.rotate(old.hash, T0 + 2, [good])).status).toBe('rotated');
+      expect((await store.tokens.rotate(old.hash, () => T0 + 2, [good])).status).toBe('rotated');
       expect(await store.tokens.find(good.hash)).toEqual(good);
     });
 
@@ -716,7 +716,7 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       const old = newToken(client.id, user.id, { revokedAt: T0 });
       await store.tokens.insert([old]);
       const successor = newToken(client.id, user.id, { familyId: old.familyId });
-      const result = await store.tokens.rotate(old.hash, T0 + 1, [successor]);
+      const result = await store.tokens.rotate(old.hash, () => T0 + 1, [successor]);
       expect(result.status).toBe('unusable');
       if (result.status === 'unusable' && result.token) expect(result.token.hash).toBe(old.hash);
       expect(await store.tokens.find(successor.hash)).toBeUndefined();
@@ -727,12 +727,12 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       const old = newToken(client.id, user.id);
       await store.tokens.insert([old]);
       expect(await store.tokens.revoke(old.hash, T0 + 1)).toBe(true);
-      expect((await store.tokens.rotate(old.hash, T0 + 2, [])).status).toBe('unusable');
+      expect((await store.tokens.rotate(old.hash, () => T0 + 2, [])).status).toBe('unusable');
     });
 
     it('rotate of an unknown hash gives unusable without a token', async () => {
       const successor = newToken(client.id, user.id);
-      const result = await store.tokens.rotate(hash(), T0, [successor]);
+      const result = await store.tokens.rotate(hash(), () => T0, [successor]);
       expect(result).toEqual({ status: 'unusable' });
       expect(await store.tokens.find(successor.hash)).toBeUndefined();
     });
@@ -740,7 +740,7 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
     it('rotate of an access token gives unusable', async () => {
       const access = newToken(client.id, user.id, { kind: 'access', salt: null });
       await store.tokens.insert([access]);
-      expect((await store.tokens.rotate(access.hash, T0 + 1, [])).status).toBe('unusable');
+      expect((await store.tokens.rotate(access.hash, () => T0 + 1, [])).status).toBe('unusable');
       expect((await store.tokens.find(access.hash))!.rotatedAt).toBeNull();
     });
 

@@ -28,10 +28,13 @@ export interface Rotation {
  * The token's state at `now`. Access tokens are never rotated and need no
  * `rotation`; a rotated token given none is treated as one without grace.
  *
- * The grace window runs from the rotation up to and including rotatedAt +
- * grace; a grace of 0 is no window at all, not even the rotation's own
- * millisecond. A request that read the clock before the rotation it lost
- * (a negative difference) raced it and is inside any window there is.
+ * The grace window runs from the moment the rotation was committed
+ * (rotatedAt, stamped by the store when its transaction got through) up to
+ * and including rotatedAt + grace; a grace of 0 is no window at all, not
+ * even the rotation's own millisecond. A request that read the clock before
+ * the rotation it lost committed (a negative difference) raced it, or queued
+ * behind the same stall, and is inside any window there is: a client whose
+ * retries waited on a locked database gets the same successor.
  */
 export function tokenState(token: Token, now: number, rotation?: Rotation): TokenState {
   if (token.revokedAt !== null) return 'revoked';

@@ -59,20 +59,27 @@ export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Datab
       const row = await findByHash(hash);
       return row && toToken(row);
     },
-    async rotate(hash, now, successors) {
+    async rotate(hash, clock, successors) {
       return db.transaction().execute(async (trx) => {
         // The claim: the refresh token is marked rotated only while it is still usable.
-        const won = await trx
+        const claimed = await trx
           .updateTable('tokens')
-          .set({ rotated_at: now })
+          .set({ rotated_at: clock() })
           .where('hash', '=', hash)
           .where('kind', '=', 'refresh')
           .where('rotated_at', 'is', null)
           .where('revoked_at', 'is', null)
           .returningAll()
           .executeTakeFirst();
-        if (won) {
+        if (claimed) {
           await insertTokens(trx, successors);
+          // rotatedAt is the commit's time (tokenState's grace rule): a claim that waited on a lock
+          // held elsewhere is stamped when it got through, not when it was sent.
+          const committedAt = clock();
+          const won =
+            committedAt === Number(claimed.rotated_at)
+              ? claimed
+              : await trx.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
           return { status: 'rotated' as const, token: toToken(won) };
         }
         const row = await trx.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();

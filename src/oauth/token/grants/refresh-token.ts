@@ -74,7 +74,9 @@ export const refreshTokenGrant = {
       current.salt!,
       deps,
     );
-    const result = await deps.store.tokens.rotate(current.hash, now, pair.rows);
+    // The store stamps the rotation with the clock read when it commits, so a rotation that waited
+    // on a lock opens its grace window when it lands (tokenState).
+    const result = await deps.store.tokens.rotate(current.hash, deps.now, pair.rows);
     if (result.status === 'rotated') return tokenResponse(pair, scope, deps.config.accessTokenTtl);
     // Stryker disable next-line ConditionalExpression: the only other status, 'unusable', needs a revocation to land between the read above and the rotation.
     if (result.status === 'already_rotated') {
