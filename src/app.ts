@@ -36,6 +36,7 @@ import { registerInteraction } from './web/interaction/index.ts';
 import { httpErrorPage } from './web/pages/error.ts';
 import { registerCsrf } from './web/csrf.ts';
 import { OPS_PATHS, Readiness, registerHealthRoutes } from './ops/health.ts';
+import { closeConnectionsWhenStopping } from './http/stopping-connections.ts';
 import type { AppMetrics } from './ops/metrics.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */
@@ -83,6 +84,9 @@ export async function buildApp(
     routerOptions: { maxParamLength: 500 },
     // Errors the router raises before any route (bad URL encoding, over-long parameters) get the same error shape.
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    // A request that arrives while the app closes is served (with Connection: close) rather than given
+    // the framework's own 503 body: the store stays open until every connection has ended.
+    return503OnClosing: false,
   });
   app.addHook('onClose', logger.close);
   rejectNulCharacters(app);
@@ -103,6 +107,7 @@ export async function buildApp(
   await registerCors(app, CORS_PATHS);
   quietPublicDocuments(app, deps.config, PUBLIC_DOCUMENTS);
 
+  closeConnectionsWhenStopping(app, ops.readiness);
   registerHealthRoutes(app, ops.readiness);
   registerAssets(app);
   registerHome(app, deps);

@@ -6,6 +6,7 @@ import { idTokenSigner } from './oidc/id-token.ts';
 import { KeyRing } from './keys/keyring.ts';
 import { Readiness } from './ops/health.ts';
 import type { AppMetrics } from './ops/metrics.ts';
+import { stopGracefully } from './ops/shutdown.ts';
 import { openStore } from './store/kysely/open.ts';
 
 export interface RunningServer {
@@ -16,7 +17,10 @@ export interface RunningServer {
   readiness: Readiness;
   /** The metrics listener's URL (METRICS_PORT), when it runs. */
   metricsUrl?: string;
+  /** Closes at once: the listener, then the store once requests in flight are done. */
   close(): Promise<void>;
+  /** The clean stop of SIGTERM/SIGINT: drain, then close within a grace period (src/ops/shutdown.ts). */
+  stop(): Promise<void>;
 }
 
 /** prom-client and the metrics module, loaded only when METRICS_PORT asks for them. */
@@ -56,7 +60,7 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
   }
   // Housekeeping starts once requests can be answered: it takes nothing from the start.
   store.startMaintenance();
-  return {
+  const running: RunningServer = {
     app,
     deps,
     url: address,
@@ -69,5 +73,7 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
       await metrics?.close();
       if (!overrides.store) await store.close();
     },
+    stop: () => stopGracefully(running, config.shutdown),
   };
+  return running;
 }

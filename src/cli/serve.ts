@@ -10,7 +10,7 @@ import { createUser } from './users.ts';
 
 /**
  * `lyceum serve`: migrations, first-start owner and demo school, listen, background purge,
- * graceful stop on SIGINT/SIGTERM.
+ * clean stop on SIGINT/SIGTERM (drain, then close).
  */
 export async function serveCommand(config: Config): Promise<void> {
   const store = openStore(config.database, config.databaseLimits);
@@ -62,13 +62,15 @@ export async function serveCommand(config: Config): Promise<void> {
   purge.unref();
   const metrics = server.metricsUrl ? `; Prometheus metrics at ${server.metricsUrl}/metrics` : '';
   process.stdout.write(`Lyceum is serving ${config.issuer} (listening on ${server.url}, ${store.kind} store${metrics})\n`);
+  // Drain, then close (src/ops/shutdown.ts); a second signal meanwhile changes nothing.
   const stop = async () => {
+    if (stopping) return;
     stopping = true;
     clearInterval(purge);
-    await server.close();
+    await server.stop();
     await store.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

@@ -70,6 +70,8 @@ export const SETTINGS = [
   { name: 'METRICS_PORT', default: '0', parse: int({ min: 0, max: 65_535 }), description: 'TCP port of a separate listener serving Prometheus metrics at GET /metrics (request counts and latency by route, tokens issued, token errors, rate-limit hits, process metrics). 0 (the default) starts none; it may not be the public PORT, which never serves /metrics.' },
   { name: 'METRICS_HOST', default: '127.0.0.1', parse: text(), description: 'Interface the metrics listener binds (METRICS_PORT). Keep it private: a loopback or internal address your Prometheus reaches, never a public one.' },
   { name: 'SQLITE_BUSY_TIMEOUT_MS', default: '5000', parse: int({ min: 10, max: 60_000 }), description: 'SQLite: how long a write waits while another process (the CLI, a backup, a sqlite3 shell) holds the database’s write lock, in ms. The wait is retries with pauses, so other requests and reads go on meanwhile; past it the request answers 503 temporarily_unavailable with Retry-After and nothing of it is written.' },
+  { name: 'SHUTDOWN_DRAIN_MS', default: '5000', parse: int({ min: 0, max: 120_000 }), description: 'On SIGTERM or SIGINT, how long `lyceum serve` goes on serving requests while GET /readyz answers 503, in ms, so a load balancer notices and stops sending traffic; then it stops listening.' },
+  { name: 'SHUTDOWN_GRACE_MS', default: '10000', parse: int({ min: 0, max: 120_000 }), description: 'After the listener closes, how long requests in flight get to finish, in ms; connections still open then are closed and the process exits (code 0).' },
 ] as const satisfies readonly Setting[];
 
 /** The names of the settings. */

@@ -45,6 +45,8 @@ export interface Config {
   purgeInterval: number;
   /** Email address of the owner the first start creates. */
   ownerEmail: string;
+  /** On SIGTERM/SIGINT: ms of serving on while /readyz answers 503, then ms for requests in flight to finish. */
+  shutdown: { drainMs: number; graceMs: number };
   /** How long GET /readyz waits for the store's trivial query before it answers 503, in ms. */
   readyTimeoutMs: number;
   /** The Prometheus listener (GET /metrics), off the public port; port 0: none. */
@@ -130,6 +132,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
     ownerEmail: e.OWNER_EMAIL,
     readyTimeoutMs: e.READY_TIMEOUT_MS,
+    shutdown: { drainMs: e.SHUTDOWN_DRAIN_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
     secureCookies: new URL(issuer).protocol === 'https:',
   };

@@ -122,6 +122,8 @@ const EXAMPLES: Record<string, Example> = {
   METRICS_PORT: { valid: '9464', read: (c) => c.metrics.port, expected: 9464, invalid: ['-1', '65536', 'on', '3000'] },
   METRICS_HOST: { valid: '10.0.0.5', read: (c) => c.metrics.host, expected: '10.0.0.5', invalid: [] },
   SQLITE_BUSY_TIMEOUT_MS: { valid: '1500', read: (c) => c.databaseLimits.sqliteBusyTimeoutMs, expected: 1500, invalid: ['9', '60001', '5s', '0.5'] },
+  SHUTDOWN_DRAIN_MS: { valid: '0', read: (c) => c.shutdown.drainMs, expected: 0, invalid: ['-1', '120001', 'soon'] },
+  SHUTDOWN_GRACE_MS: { valid: '2500', read: (c) => c.shutdown.graceMs, expected: 2500, invalid: ['-1', '120001', '1.5'] },
 };
 
 const documented = SETTINGS.map((s) => s.name);
@@ -180,6 +182,8 @@ const RANGES: Record<string, [min: number, max: number]> = {
   DB_LOCK_TIMEOUT_MS: [100, 600_000],
   METRICS_PORT: [0, 65_535],
   SQLITE_BUSY_TIMEOUT_MS: [10, 60_000],
+  SHUTDOWN_DRAIN_MS: [0, 120_000],
+  SHUTDOWN_GRACE_MS: [0, 120_000],
 };
 
 describe('whole-number settings', () => {

@@ -13,13 +13,13 @@ export interface ServeProcess {
 
 /**
  * `lyceum serve` (bin/lyceum.js) as a process of its own with `env` (PATH and
- * HOME added); resolves once it prints that it is serving, and throws with
+ * HOME added, and no drain on SIGTERM unless `env` sets SHUTDOWN_DRAIN_MS); resolves once it prints that it is serving, and throws with
  * its output if it exits or takes longer than `timeoutMs` first.
  */
 export async function spawnServe(env: Record<string, string>, timeoutMs = 60_000): Promise<ServeProcess> {
   const child = spawn(process.execPath, ['bin/lyceum.js', 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
