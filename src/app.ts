@@ -36,7 +36,7 @@ import { registerInteraction } from './web/interaction/index.ts';
 import { httpErrorPage } from './web/pages/error.ts';
 import { registerCsrf } from './web/csrf.ts';
 import { OPS_PATHS, Readiness, registerHealthRoutes } from './ops/health.ts';
-import { closeConnectionsWhenStopping } from './http/stopping-connections.ts';
+import { closeConnectionsWhenStopping } from './ops/stopping-connections.ts';
 import type { AppMetrics } from './ops/metrics.ts';
 
 /** Paths browser-based clients call cross-origin; no cookies are used on them. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Readiness } from '../ops/health.ts';
+import type { Readiness } from './health.ts';
 
 /**
  * Once a stopping instance has closed its listener (src/ops/shutdown.ts),
