@@ -1,10 +1,12 @@
 /**
  * Says out loud which stores and browsers this run covers. In CI (CI=true)
  * PostgreSQL and Chromium are required: a missing one fails the run.
- * Also clears the per-server schemas and databases earlier runs left behind.
+ * Also clears the per-server schemas and databases that earlier, finished
+ * runs left behind; those of a run still going on beside this one are kept.
  */
 import { existsSync } from 'node:fs';
 import pg from 'pg';
+import { DATABASE_PREFIX, leftBehind, SCHEMA_PREFIX } from './test-database-names.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -13,9 +15,13 @@ async function dropLeftovers(url: string): Promise<void> {
   await client.connect();
   try {
     const schemas = await client.query<{ name: string }>(`select nspname as name from pg_namespace where nspname like 't\\_%'`);
-    for (const { name } of schemas.rows) await client.query(`drop schema if exists "${name}" cascade`);
+    for (const { name } of schemas.rows) {
+      if (leftBehind(name, SCHEMA_PREFIX)) await client.query(`drop schema if exists "${name}" cascade`);
+    }
     const dbs = await client.query<{ name: string }>(`select datname as name from pg_database where datname like 'lyceum\\_t\\_%'`);
-    for (const { name } of dbs.rows) await client.query(`drop database if exists "${name}" with (force)`);
+    for (const { name } of dbs.rows) {
+      if (leftBehind(name, DATABASE_PREFIX)) await client.query(`drop database if exists "${name}" with (force)`);
+    }
   } finally {
     await client.end();
   }

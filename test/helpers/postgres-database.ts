@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { testDatabaseName } from './test-database-names.ts';
 import type { StoreKind } from './stores.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { StoreKind } from './stores.ts';
 export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `lyceum_t_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName();
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { testSchemaName } from './test-database-names.ts';
 import type { Config } from '../../src/config/index.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -20,7 +20,7 @@ export const STORE_KINDS: StoreKind[] = (process.env.TEST_DATABASE_URL ? (['sqli
 export async function freshDatabaseUrl(kind: StoreKind): Promise<string> {
   if (kind === 'sqlite') return join(mkdtempSync(join(tmpdir(), 'lyceum-test-')), 'lyceum.sqlite');
   const base = process.env.TEST_DATABASE_URL!;
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = testSchemaName();
   const client = new pg.Client({ connectionString: base });
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
