@@ -96,6 +96,7 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
     application_type: applicationType,
   };
   const name = optionalString(b, 'client_name');
+  // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
   if (name !== undefined) metadata.client_name = name;
 
   // RFC 7591 §2: the server MAY replace the requested scope; unknown scopes are dropped and the kept ones echoed.
@@ -106,10 +107,12 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
   }
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const v = optionalWebUrl(b, field);
+    // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
     if (v !== undefined) metadata[field] = v;
   }
   for (const field of ['software_id', 'software_version'] as const) {
     const v = optionalString(b, field);
+    // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
     if (v !== undefined) metadata[field] = v;
   }
   const alg = b.id_token_signed_response_alg;
