@@ -91,11 +91,11 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
     if (input.allowAnonymous) return { kind: 'anonymous' };
     // The contract never challenges a tokenless request, so no WWW-Authenticate here: the
     // body says what is needed and where the metadata is (spec "Authentication" 7).
-    throw new OAuthError(
-      'invalid_request',
-      `This operation needs a Bearer access token${input.required.length ? ` with ${input.required.join(' ')}` : ''}; see ${prmUrl(ctx.issuer, input.resource)}`,
-      401,
-    );
+    const needs = input.required.length
+      ? ` with ${input.required.join(' ')}`
+      : // Stryker disable next-line StringLiteral: no caller refuses anonymous callers without naming a scope (/mcp lets them in when its calls need none; every declared route names one).
+        '';
+    throw new OAuthError('invalid_request', `This operation needs a Bearer access token${needs}; see ${prmUrl(ctx.issuer, input.resource)}`, 401);
   }
   const hash = bearerTokenHash(input.authorization);
   if (hash === undefined) throw invalidToken(ctx, input.resource, 'The Authorization header must be "Bearer <access token>"');
