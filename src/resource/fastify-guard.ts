@@ -13,7 +13,7 @@ declare module 'fastify' {
 export interface ProtectOptions {
   resource?: ResourceName;
   /** Anonymous callers are served (a public view); tokens without the scopes get that view too. */
-  publicView?: boolean;
+  publicView: boolean;
 }
 
 function hasTokenParam(request: FastifyRequest): boolean {
@@ -26,9 +26,9 @@ function hasTokenParam(request: FastifyRequest): boolean {
  * The bearer guard of a route that needs scopes. Routes get it from their
  * declaration (src/http/operation.ts), which also documents the same scopes.
  */
-export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions = {}): preValidationAsyncHookHandler {
+export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions): preValidationAsyncHookHandler {
   const resource = options.resource ?? 'api';
-  const publicView = options.publicView ?? false;
+  const { publicView } = options;
   return async function checkBearer(request) {
     request.caller = await authorizeRequest(
       { authorization: request.headers.authorization, tokenInQuery: hasTokenParam(request), required, resource, allowAnonymous: publicView, publicView },
