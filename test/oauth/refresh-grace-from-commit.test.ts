@@ -4,40 +4,14 @@
  * A client whose refresh waited on a locked database, and whose retries
  * queued behind it, gets one successor for all of them and keeps its session.
  */
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obtainTokens, refreshRequest, refreshTokens, startFlowServer, type FlowServer, type FormResponse } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { holdWriteLock } from '../helpers/write-lock.ts';
 
 const GRACE_MS = 10_000; // REFRESH_GRACE_SECONDS's default, 10
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Another connection holding the write lock on the token table until release(). */
-async function holdWriteLock(databaseUrl: string): Promise<{ release(): Promise<void> }> {
-  if (databaseUrl.startsWith('postgres')) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    // EXCLUSIVE lets reads through and makes every write wait, as a long migration or job would.
-    await client.query('BEGIN');
-    await client.query('LOCK TABLE tokens IN EXCLUSIVE MODE');
-    return {
-      async release() {
-        await client.query('ROLLBACK');
-        await client.end();
-      },
-    };
-  }
-  const other = new SQLite(databaseUrl);
-  other.exec('BEGIN IMMEDIATE');
-  return {
-    async release() {
-      other.exec('ROLLBACK');
-      other.close();
-    },
-  };
-}
 
 describe.each(STORE_KINDS)('the refresh grace window runs from the rotation’s commit (%s)', (kind) => {
   let server: FlowServer;

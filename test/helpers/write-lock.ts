@@ -1,0 +1,31 @@
+/**
+ * Another connection holding a test server's write lock until release(), as
+ * a long migration, a backup or an operator's open transaction would: reads
+ * go on, and writes to the token table wait (on SQLite every write does).
+ */
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+
+export async function holdWriteLock(databaseUrl: string): Promise<{ release(): Promise<void> }> {
+  if (databaseUrl.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    // EXCLUSIVE lets reads through and makes every write wait, as a long migration or job would.
+    await client.query('BEGIN');
+    await client.query('LOCK TABLE tokens IN EXCLUSIVE MODE');
+    return {
+      async release() {
+        await client.query('ROLLBACK');
+        await client.end();
+      },
+    };
+  }
+  const other = new SQLite(databaseUrl);
+  other.exec('BEGIN IMMEDIATE');
+  return {
+    async release() {
+      other.exec('ROLLBACK');
+      other.close();
+    },
+  };
+}
