@@ -6,7 +6,14 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 
-export async function holdWriteLock(databaseUrl: string): Promise<{ release(): Promise<void> }> {
+export interface WriteLock {
+  /** Ends the holder's transaction, writing nothing. */
+  release(): Promise<void>;
+  /** Runs one statement inside the holder's transaction, then commits it: a write that lands while others wait. */
+  commitWith(sql: string): Promise<void>;
+}
+
+export async function holdWriteLock(databaseUrl: string): Promise<WriteLock> {
   if (databaseUrl.startsWith('postgres')) {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
@@ -18,6 +25,11 @@ export async function holdWriteLock(databaseUrl: string): Promise<{ release(): P
         await client.query('ROLLBACK');
         await client.end();
       },
+      async commitWith(sql) {
+        await client.query(sql);
+        await client.query('COMMIT');
+        await client.end();
+      },
     };
   }
   const other = new SQLite(databaseUrl);
@@ -25,6 +37,11 @@ export async function holdWriteLock(databaseUrl: string): Promise<{ release(): P
   return {
     async release() {
       other.exec('ROLLBACK');
+      other.close();
+    },
+    async commitWith(sql) {
+      other.exec(sql);
+      other.exec('COMMIT');
       other.close();
     },
   };

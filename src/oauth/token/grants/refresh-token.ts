@@ -78,7 +78,7 @@ export const refreshTokenGrant = {
     // on a lock opens its grace window when it lands (tokenState).
     const result = await deps.store.tokens.rotate(current.hash, deps.now, pair.rows);
     if (result.status === 'rotated') return tokenResponse(pair, scope, deps.config.accessTokenTtl);
-    // Stryker disable next-line ConditionalExpression: the only other status, 'unusable', needs a revocation to land between the read above and the rotation.
+    // The other status, 'unusable': a revocation landed between the read above and the rotation.
     if (result.status === 'already_rotated') {
       // Decided again on the row the rotation saw: a racing refresh may have rotated it, or used its successor, since the read above.
       const successor = await deps.store.tokens.find(sha256(pair.refreshToken!));
@@ -89,7 +89,6 @@ export const refreshTokenGrant = {
       }
       return endFamily(current, now, client.id, request, deps);
     }
-    // Stryker disable next-line StringLiteral: 'unusable' after a successful read needs a revocation to land between the read and the rotation.
     throw invalidGrant('The refresh token is invalid or was revoked');
   },
 } satisfies GrantHandler;
