@@ -32,7 +32,7 @@ async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
  * holds for this user, at once, on every instance.
  */
 export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
-  const html = { config: { html: true }, schema: { hide: true } };
+  const html = { config: { html: true } };
 
   const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
     const signedIn = await readSession(request, deps);

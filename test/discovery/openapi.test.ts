@@ -180,7 +180,7 @@ describe.each(STORE_KINDS)('/openapi.json (%s)', (kind) => {
     });
 
     it('leave out the browser pages, their forms and assets', () => {
-      for (const path of ['/', '/assets/lyceum.css', '/oauth/sign-in', '/oauth/authorize/decision', '/openapi.json']) {
+      for (const path of ['/', '/assets/lyceum.css', '/oauth/sign-in', '/oauth/sign-out', '/oauth/authorize/decision', '/account/apps', '/account/apps/disconnect', '/openapi.json']) {
         expect(doc.paths[path], path).toBeUndefined();
       }
     });
