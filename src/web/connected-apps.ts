@@ -18,7 +18,7 @@ async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
       clientId: client.id,
       name: client.metadata.client_name ?? 'An unnamed app',
       redirectHosts: [...new Set(client.metadata.redirect_uris.map((u) => new URL(u).hostname))],
-      scopes: g.scope.split(' ').filter(Boolean),
+      scopes: g.scope.split(' '),
       connectedAt: g.createdAt,
       updatedAt: g.updatedAt,
     });
@@ -46,7 +46,8 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
   app.post(`${APPS_PATH}/disconnect`, { ...html, preValidation: app.formProtection }, async (request, reply) => {
     const signedIn = await readSession(request, deps);
     if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
-    const clientId = (request.body as Record<string, unknown> | undefined)?.client_id;
+    // formProtection has read the _csrf field from this body: it is an object.
+    const clientId = (request.body as Record<string, unknown>).client_id;
     if (typeof clientId !== 'string' || clientId.length > 200) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
     const removed = await deps.store.grants.delete(signedIn.user.id, clientId);
     const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());
