@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import { asPage, parseForms, UserAgent } from '../helpers/user-agent.ts';
+import { asPage, asRedirect, parseForms, UserAgent } from '../helpers/user-agent.ts';
 
 const REDIRECT = 'http://127.0.0.1:61235/callback';
 
@@ -24,7 +24,7 @@ describe.each(STORE_KINDS)('max_age on /oauth/authorize (%s)', (kind) => {
   });
   afterAll(() => server?.close());
 
-  const request = (challenge: string, maxAge?: string) =>
+  const request = (challenge: string, maxAge?: string, extra: Record<string, string> = {}) =>
     authorizeUrl(server.issuer, {
       response_type: 'code',
       client_id: clientId,
@@ -35,6 +35,7 @@ describe.each(STORE_KINDS)('max_age on /oauth/authorize (%s)', (kind) => {
       state: 'st',
       nonce: 'n-1',
       ...(maxAge !== undefined ? { max_age: maxAge } : {}),
+      ...extra,
     });
 
   /** A browser signed in through a plain authorization, left on its consent page. */
@@ -88,5 +89,32 @@ describe.each(STORE_KINDS)('max_age on /oauth/authorize (%s)', (kind) => {
     const page = asPage(await agent.navigate(request(pkcePair().challenge, '300')));
     expect(signInForm(page.html)).toBeUndefined();
     expect(consentForm(page.html)).toBeDefined();
+  });
+
+  it('max_age=N lets a sign-in exactly N seconds old through: only an older one is asked again', async () => {
+    const restart = server.freeze();
+    try {
+      const agent = await signedInAgent();
+      server.advance(300_000);
+      const page = asPage(await agent.navigate(request(pkcePair().challenge, '300')));
+      expect(signInForm(page.html)).toBeUndefined();
+      expect(consentForm(page.html)).toBeDefined();
+    } finally {
+      restart();
+    }
+  });
+
+  // OIDC Core §3.1.2.6 login_required: "The Authorization Server requires End-User authentication."
+  it('answers prompt=none with login_required, not consent_required, when the sign-in is older than max_age', async () => {
+    const agent = await signedInAgent();
+    server.advance(301_000);
+    const location = asRedirect(await agent.navigate(request(pkcePair().challenge, '300', { prompt: 'none' })));
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+    expect([...location.searchParams.entries()]).toEqual([
+      ['error', 'login_required'],
+      ['error_description', 'The user must sign in, which prompt=none forbids.'],
+      ['state', 'st'],
+      ['iss', server.issuer],
+    ]);
   });
 });
