@@ -5,15 +5,15 @@
  * then succeeds once the lock is released or answers 503
  * temporarily_unavailable with Retry-After, never 500, leaving nothing behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { register } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { holdLockInAnotherProcess } from '../helpers/sqlite-lock.ts';
 import { freshDatabaseUrl } from '../helpers/stores.ts';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 /**
  * Each read must answer this fast while the lock is held, and the event loop
  * may stand still no longer (ms): far under the 1.5 s the lock is held
@@ -21,30 +21,6 @@ const ROOT = new URL('../..', import.meta.url).pathname;
  */
 const READ_BOUND_MS = 200;
 const EVENT_LOOP_BOUND_MS = 200;
-
-/** A second process that holds BEGIN IMMEDIATE on `file` for `ms`; resolves once it holds it. */
-async function holdLockInAnotherProcess(file: string, ms: number): Promise<{ child: ChildProcess; released: Promise<void> }> {
-  const script = `
-    const Database = require('better-sqlite3');
-    const db = new Database(process.argv[1]);
-    db.exec('BEGIN IMMEDIATE');
-    process.stdout.write('locked\\n');
-    setTimeout(() => { db.exec('ROLLBACK'); db.close(); process.stdout.write('released\\n'); }, Number(process.argv[2]));
-  `;
-  const child = spawn(process.execPath, ['-e', script, file, String(ms)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  const released = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => (code === 0 && out.includes('released') ? resolve() : reject(new Error(`lock holder exited ${code}: ${out}`))));
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('locked')) resolve();
-    });
-    child.once('exit', () => reject(new Error(`lock holder never locked: ${out}`)));
-  });
-  return { child, released };
-}
 
 const CLIENT = { client_name: 'Locked-out CLI', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' };
 
