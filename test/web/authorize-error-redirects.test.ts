@@ -13,13 +13,13 @@ const REDIRECT = 'http://127.0.0.1:61235/callback';
 const STATE = 'st-Err_~.7';
 
 /** The redirect to the client: its exact parameters, in order. */
-function expectErrorRedirect(res: Response, issuer: string, error: string, description: RegExp, state: string | null = STATE): void {
+function expectErrorRedirect(res: Response, issuer: string, error: string, description: string, state: string | null = STATE): void {
   expect(res.status, res.headers.get('location') ?? '').toBeGreaterThanOrEqual(302);
   const location = new URL(res.headers.get('location')!);
   expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
   const expected: [string, string][] = [
     ['error', error],
-    ['error_description', expect.stringMatching(description) as unknown as string],
+    ['error_description', description],
     ...(state === null ? [] : ([['state', state]] as [string, string][])),
     ['iss', issuer],
   ];
@@ -60,18 +60,18 @@ describe.each(STORE_KINDS)('authorization error redirects (%s)', (kind) => {
   it('an unknown scope: invalid_scope, 302', async () => {
     const res = await fetch(request({ scope: 'courses:read no:such-scope' }), { redirect: 'manual' });
     expect(res.status).toBe(302);
-    expectErrorRedirect(res, server.issuer, 'invalid_scope', /scope/);
+    expectErrorRedirect(res, server.issuer, 'invalid_scope', 'Unknown scope: no:such-scope');
   });
 
   it('without state the error carries no state', async () => {
     const res = await fetch(request({ scope: 'no:such-scope', state: undefined }), { redirect: 'manual' });
-    expectErrorRedirect(res, server.issuer, 'invalid_scope', /scope/, null);
+    expectErrorRedirect(res, server.issuer, 'invalid_scope', 'Unknown scope: no:such-scope', null);
   });
 
   it('prompt=none with nobody signed in: login_required, 302', async () => {
     const res = await fetch(request({ prompt: 'none' }), { redirect: 'manual' });
     expect(res.status).toBe(302);
-    expectErrorRedirect(res, server.issuer, 'login_required', /sign in/);
+    expectErrorRedirect(res, server.issuer, 'login_required', 'The user must sign in, which prompt=none forbids.');
   });
 
   it('prompt=none signed in, but a public client must always ask: consent_required, 302', async () => {
@@ -79,7 +79,7 @@ describe.each(STORE_KINDS)('authorization error redirects (%s)', (kind) => {
     await agent.authorize(request(), user);
     const res = await agent.request(request({ prompt: 'none' }));
     expect(res.status).toBe(302);
-    expectErrorRedirect(res, server.issuer, 'consent_required', /approve/);
+    expectErrorRedirect(res, server.issuer, 'consent_required', 'The user must approve this app, which prompt=none forbids.');
   });
 
   /** Signs the user in on a fresh browser and answers the consent page; the raw answer to the form. */
@@ -100,13 +100,13 @@ describe.each(STORE_KINDS)('authorization error redirects (%s)', (kind) => {
   it('the user denies: access_denied, 303 after the form', async () => {
     const res = await decide(user, 'deny');
     expect(res.status).toBe(303);
-    expectErrorRedirect(res, server.issuer, 'access_denied', /denied/);
+    expectErrorRedirect(res, server.issuer, 'access_denied', 'The user denied the request.');
   });
 
   it('the user approves, but their role allows none of the scopes: invalid_scope, 303 after the form', async () => {
     const student = await server.addUser('student');
     const res = await decide(student, 'approve', { scope: 'students:read' });
     expect(res.status).toBe(303);
-    expectErrorRedirect(res, server.issuer, 'invalid_scope', /scopes/);
+    expectErrorRedirect(res, server.issuer, 'invalid_scope', 'None of the requested scopes is available to this user.');
   });
 });
