@@ -282,6 +282,14 @@ describe('defaults', () => {
       TRUST_PROXY: 'false',
       LOG_LEVEL: 'info',
       ACCESS_LOG: 'false',
+      CODE_TTL_SECONDS: '60',
+      ACCESS_TOKEN_TTL_SECONDS: '3600',
+      REFRESH_TOKEN_TTL_SECONDS: '2592000',
+      REFRESH_GRACE_SECONDS: '10',
+      SESSION_TTL_SECONDS: '43200',
+      ID_TOKEN_TTL_SECONDS: '3600',
+      LOOPBACK_HOSTS: '127.0.0.1,[::1],localhost',
+      REGISTRATION_BODY_LIMIT: '16384',
     });
   });
 
