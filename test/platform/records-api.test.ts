@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AreaDef } from '../../src/platform/areas.ts';
 import type { FieldDef } from '../../src/platform/fields.ts';
-import { slugify } from '../../src/platform/records.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { areaOf, expectError, expectView, future, marker, startRecordsServer, type RecordMaker, type RecordsServer } from '../helpers/records.ts';
 
@@ -19,6 +18,9 @@ function echoed(f: FieldDef, v: unknown): unknown {
   return v;
 }
 
+/** The slug a record gets from its title when none is given, written out by hand. */
+const SLUG_OF_TITLE: Record<string, string> = { 'Practical Rust': 'practical-rust', 'Hello World': 'hello-world' };
+
 /** A new record: every field present, given ones echoed, defaults filled in, the rest null. */
 function expectCreated(area: AreaDef, input: Record<string, unknown>, rec: Record<string, unknown>) {
   expectView(area, rec, 'full');
@@ -26,7 +28,7 @@ function expectCreated(area: AreaDef, input: Record<string, unknown>, rec: Recor
   for (const [name, f] of Object.entries(area.fields)) {
     if (name in input) expect(rec[name], name).toEqual(echoed(f, input[name]));
     else if (f.default !== undefined) expect(rec[name], name).toEqual(f.default);
-    else if (name === 'slug') expect(rec.slug).toMatch(new RegExp(`^${slugify(String(input.title ?? input.name))}(-[0-9a-f]{6})?$`));
+    else if (name === 'slug') expect(rec.slug).toMatch(new RegExp(`^${SLUG_OF_TITLE[String(input.title)] ?? 'no slug stated for this title'}(-[0-9a-f]{6})?$`));
     else if (!f.readOnly) expect(rec[name], name).toBeNull();
   }
   expect(rec.created_at).toMatch(ISO);
@@ -204,11 +206,12 @@ describe.each(STORE_KINDS)('records API (%s)', (kind) => {
       expectError(await ctx.owner('PATCH', `/courses/${String(other.id)}`, { slug }), 409, 'conflict');
       expect((await ctx.owner('GET', `/courses/${String(other.id)}`)).json).toEqual(other);
 
-      const title = `Same Title ${marker()}`;
+      const m = marker();
+      const title = `Same Title ${m}`;
       const a = await ctx.owner('POST', '/courses', { title });
       const b = await ctx.owner('POST', '/courses', { title });
       expect([a.status, b.status]).toEqual([201, 201]);
-      expect(a.json.slug).toBe(slugify(title));
+      expect(a.json.slug).toBe(`same-title-${m}`);
       expect(b.json.slug).not.toBe(a.json.slug);
     });
 
