@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/oauth/tokens/secrets.ts';
 import {
   authorizeFlow,
   codeExchangeFields,
@@ -30,6 +29,8 @@ interface FailingExchange {
   send(server: FlowServer, flow: CodeFlow): Promise<FormResponse>;
 }
 
+/** How credentials are kept at rest, written out by hand: SHA-256 of the whole credential, base64url. */
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 const randomCredential = (prefix: string) => prefix + randomBytes(32).toString('base64url');
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
