@@ -8,7 +8,7 @@ import { TOOLS } from './tools/index.ts';
 
 export const TOOL_TIMEOUT_MS = 10_000;
 
-/** Whether the caller may see and call the tool: catalog tools for everyone, the rest by scope. */
+/** Whether the caller may call the tool: catalog tools anyone, the rest with every scope they name. */
 export function canUse(tool: ToolDef, ctx: ToolContext): boolean {
   if (tool.scopes.length === 0) return true;
   return ctx.caller.kind === 'token' && tool.scopes.every((s) => (ctx.caller.kind === 'token' ? ctx.caller.scopes.has(s) : false));
@@ -40,10 +40,15 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
   const { McpServer, z: zod } = await loadMcpSdk();
   const server = new McpServer(
     { name: 'lyceum', title: 'Lyceum school catalog', version },
-    { instructions: 'Catalog tools need no sign-in. Tools about students, orders, analytics or changes need an OAuth access token for this MCP endpoint; see /.well-known/oauth-protected-resource/mcp.' },
+    {
+      instructions:
+        'Every tool is listed to every caller. Catalog tools need no sign-in. The others name the scopes they need: calling one without an OAuth access token for this MCP endpoint answers HTTP 401, and with a token that lacks a scope HTTP 403 naming the scopes to ask for; see /.well-known/oauth-protected-resource/mcp.',
+    },
   );
+  // Every tool is listed to every caller, signed in or not, so that an agent
+  // sees what signing in would let it do and is led to sign in by the 401 of
+  // a call; the bearer guard in front of this server checks each call's scopes.
   for (const tool of TOOLS) {
-    if (!canUse(tool, ctx)) continue;
     server.registerTool(
       tool.name,
       {
@@ -53,6 +58,9 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
         annotations: { readOnlyHint: tool.readOnly, openWorldHint: false },
       },
       async (args: Record<string, unknown>) => {
+        // The guard has already answered 401 or 403 to a call without the scopes; this keeps a
+        // server built for another caller from ever running a tool beyond its token.
+        if (!canUse(tool, ctx)) return { content: [{ type: 'text' as const, text: `This tool needs the scope ${tool.scopes.join(' ')}.` }], isError: true };
         try {
           const result = await withTimeout(tool.run(ctx, args as never), TOOL_TIMEOUT_MS);
           return { content: [{ type: 'text' as const, text: result.text }], structuredContent: result.structured };
@@ -66,5 +74,8 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
       },
     );
   }
+  // The tools are the same for every caller and never change while the server runs, and a
+  // stateless server has no stream to announce a change on: say so rather than the SDK's default.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

@@ -2,14 +2,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TOOLS } from '../../src/mcp/tools/index.ts';
 import { MCP_ACCEPT, mcpPost, recordingFetch, resultOf, rpc, seedSchool, toolCall, type Exchange, type McpResponse, type Seeded } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { isolatedDatabase } from '../helpers/postgres-database.ts';
 
 const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
-const SCOPED_TOOLS = ['list_students', 'list_orders', 'get_analytics', 'update_course'];
+/** Each tool that needs a token, and the scope its description names, as a client reads them. */
+const SCOPED_TOOLS: Record<string, string> = { list_students: 'students:read', list_orders: 'orders:read', get_analytics: 'analytics:read', update_course: 'courses:write' };
 
 /** The structured key and REST path of each catalog list tool. */
 const LIST_TOOLS: { tool: string; key: string; path: string }[] = [
@@ -76,23 +76,25 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
     it('initializes: a supported protocol version and serverInfo.name lyceum', () => {
       expect(SUPPORTED_PROTOCOL_VERSIONS).toContain(transport.protocolVersion);
       expect(client.getServerVersion()?.name).toBe('lyceum');
-      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      // The tool list is the same for every caller and never changes while the server runs: nothing to announce.
+      expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
       expect(client.getInstructions()).toMatch(/oauth-protected-resource\/mcp/);
       // The initialize exchange itself went out with no credentials and came back 200, unchallenged.
       const init = traffic.log.find((e) => e.method === 'POST' && e.body.includes('"initialize"'));
       expect(init).toMatchObject({ status: 200, authorization: null, wwwAuthenticate: null });
     });
 
-    it('lists exactly the catalog tools: those without scopes, none of the scoped ones', async () => {
+    it('lists every tool to a caller without a token; those that need one name their scope', async () => {
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      expect(names).toEqual(TOOLS.filter((t) => t.scopes.length === 0).map((t) => t.name));
-      expect(names.sort()).toEqual([...CATALOG_TOOLS].sort());
-      for (const scoped of SCOPED_TOOLS) expect(names).not.toContain(scoped);
+      expect([...names].sort()).toEqual([...CATALOG_TOOLS, ...Object.keys(SCOPED_TOOLS)].sort());
       for (const tool of tools) {
-        expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== 'update_course');
         expect(tool.inputSchema.type, tool.name).toBe('object');
         expect(tool.description, tool.name).toMatch(/\S/);
+        const scope = SCOPED_TOOLS[tool.name];
+        if (scope) expect(tool.description, tool.name).toContain(`(scope: ${scope})`);
+        else expect(tool.description, tool.name).not.toContain('scope:');
       }
       // The shapes are built from zod when the first request loads it (src/mcp/tool.ts): each lists its fields.
       const search = tools.find((t) => t.name === 'search_courses')!;
@@ -273,7 +275,7 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       expect(resultOf(init)).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'lyceum' } });
       noChallenge(init);
       const list = await mcpPost(server.issuer, rpc('tools/list'), { headers: { 'mcp-protocol-version': '2025-06-18' } });
-      expect((resultOf(list).tools as { name: string }[]).map((t) => t.name).sort()).toEqual([...CATALOG_TOOLS].sort());
+      expect((resultOf(list).tools as { name: string }[]).map((t) => t.name).sort()).toEqual([...CATALOG_TOOLS, ...Object.keys(SCOPED_TOOLS)].sort());
       noChallenge(list);
       const called = await mcpPost(server.issuer, toolCall('search_courses', { limit: 50 }));
       expect(ids((resultOf(called).structuredContent as Record<string, unknown>).courses)).toEqual(seeded.courses.published);
