@@ -18,8 +18,6 @@ interface LoopbackParts {
 
 export type LoopbackCheck = { ok: true; parts: LoopbackParts } | { ok: false; reason: string };
 
-const SHAPE = /^http:\/\/(\[[0-9a-f:.]+\]|[^/?#:[\]@]+)(?::(\d{1,5}))?([/?][^#]*)?$/i;
-
 /**
  * Checks one redirect URI against the loopback rules. Does NOT check that the
  * URI was registered; see matchRegisteredRedirectUri for that.
@@ -33,7 +31,8 @@ export function checkLoopbackRedirectUri(raw: unknown, allowedHosts: readonly st
   if (!/^http:\/\//i.test(raw)) return { ok: false, reason: `${raw} is not an http loopback URI` };
   if (/^http:\/\/[^/?]*@/i.test(raw)) return { ok: false, reason: `${raw} carries user information` };
   if (/[\s\\]/.test(raw)) return { ok: false, reason: `${raw} contains white space or a backslash` };
-  const m = SHAPE.exec(raw);
+  // The whole URI: http://, a bracketed IPv6 literal or a name, an optional port, an optional path and query.
+  const m = /^http:\/\/(\[[0-9a-f:.]+\]|[^/?#:[\]@]+)(?::(\d{1,5}))?([/?][^#]*)?$/i.exec(raw);
   if (!m) return { ok: false, reason: `${raw} is not an absolute http URI` };
   const host = m[1]!.toLowerCase();
   const port = m[2];
