@@ -123,9 +123,13 @@ describe.runIf(PG)('PostgreSQL: a transaction holding the tokens table', () => {
     expect(Math.max(...refreshes.map((r) => r.ms))).toBeLessThan(WORST_WAIT_MS);
     expect(catalogReads.map((r) => r.status)).toEqual(catalogReads.map(() => 200));
     expect(discoveryReads.map((r) => r.status)).toEqual(discoveryReads.map(() => 200));
-    // Each read waits at most for one stuck request's lock bound, never for the whole lock.
-    expect(Math.max(...catalogReads.map((r) => r.ms))).toBeLessThan(1000);
-    expect(Math.max(...discoveryReads.map((r) => r.ms))).toBeLessThan(250);
+    // A catalog read waits for a pool connection, never for the lock itself: the pool's four
+    // connections are each held by a stuck refresh for at most the lock bound, and with eight
+    // refreshers queued the read may come after two rounds of them. Discovery needs no
+    // connection; its bound only allows for a busy machine.
+    const LOCK_BOUND_MS = Number(BOUNDS.DB_LOCK_TIMEOUT_MS);
+    expect(Math.max(...catalogReads.map((r) => r.ms))).toBeLessThan(2 * LOCK_BOUND_MS + 500);
+    expect(Math.max(...discoveryReads.map((r) => r.ms))).toBeLessThan(500);
 
     // Nothing was changed by the refused attempts: both chains go on.
     const next = await refreshTokens(server, flow, tokens.refresh_token!);
