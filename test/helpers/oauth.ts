@@ -44,3 +44,16 @@ export async function postForm(url: string, fields: Record<string, string>, head
 export function authorizeUrl(issuer: string, params: Record<string, string>): string {
   return `${issuer}/oauth/authorize?${new URLSearchParams(params).toString()}`;
 }
+
+/** Authorization request parameters where an array repeats a parameter and undefined leaves it out. */
+export type AuthorizeParams = Record<string, string | string[] | undefined>;
+
+/** The query string of such parameters, repeats and all. */
+export function repeatedQuery(params: AuthorizeParams): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) q.append(k, one);
+  }
+  return q.toString();
+}

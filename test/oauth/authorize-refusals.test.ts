@@ -5,7 +5,7 @@
  * requests those rules let through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pkcePair, registerPublicClient } from '../helpers/oauth.ts';
+import { pkcePair, registerPublicClient, repeatedQuery, type AuthorizeParams } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { parseForms } from '../helpers/user-agent.ts';
@@ -13,17 +13,6 @@ import { parseForms } from '../helpers/user-agent.ts';
 const REDIRECT = 'http://127.0.0.1:61238/callback';
 const STATE = 'st-Refuse.9';
 
-type Params = Record<string, string | string[] | undefined>;
-
-/** A query string; an array repeats the parameter, undefined leaves it out. */
-function query(params: Params): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v === undefined) continue;
-    for (const one of Array.isArray(v) ? v : [v]) q.append(k, one);
-  }
-  return q.toString();
-}
 
 describe.each(STORE_KINDS)('refusals of the authorization request (%s)', (kind) => {
   let server: TestServer;
@@ -38,8 +27,8 @@ describe.each(STORE_KINDS)('refusals of the authorization request (%s)', (kind) 
   });
 
   /** The GET of an authorization request: the documented flow with these fields changed. */
-  async function get(over: Params): Promise<{ res: Response; html: string }> {
-    const params: Params = {
+  async function get(over: AuthorizeParams): Promise<{ res: Response; html: string }> {
+    const params: AuthorizeParams = {
       response_type: 'code',
       client_id: clientId,
       redirect_uri: REDIRECT,
@@ -49,7 +38,7 @@ describe.each(STORE_KINDS)('refusals of the authorization request (%s)', (kind) 
       state: STATE,
       ...over,
     };
-    const res = await fetch(`${server.issuer}/oauth/authorize?${query(params)}`, { redirect: 'manual' });
+    const res = await fetch(`${server.issuer}/oauth/authorize?${repeatedQuery(params)}`, { redirect: 'manual' });
     return { res, html: await res.text() };
   }
 
@@ -64,7 +53,7 @@ describe.each(STORE_KINDS)('refusals of the authorization request (%s)', (kind) 
     expect(html).toContain('Error code: <code>invalid_client</code>.');
   });
 
-  const REFUSED: { rule: string; over: Params; error: string; description: string }[] = [
+  const REFUSED: { rule: string; over: AuthorizeParams; error: string; description: string }[] = [
     { rule: 'an empty scope', over: { scope: '' }, error: 'invalid_scope', description: 'scope is required' },
     { rule: 'a scope of spaces only', over: { scope: '   ' }, error: 'invalid_scope', description: 'scope is required' },
     { rule: 'unknown scope names, each named', over: { scope: 'courses:read admin x:y' }, error: 'invalid_scope', description: 'Unknown scope: admin x:y' },

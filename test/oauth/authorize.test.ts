@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/access/scopes.ts';
 import { sessionCookieName } from '../../src/web/interaction/session.ts';
-import { pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
+import { pkcePair, postForm, registerPublicClient, repeatedQuery, type AuthorizeParams } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { asPage, parseForms, UserAgent, type FormInfo } from '../helpers/user-agent.ts';
@@ -9,17 +9,6 @@ import { asPage, parseForms, UserAgent, type FormInfo } from '../helpers/user-ag
 const REDIRECT = 'http://127.0.0.1:61234/callback';
 const STATE = 'st-Zx9_~.4';
 
-type Params = Record<string, string | string[] | undefined>;
-
-/** A query string; arrays repeat the parameter, undefined leaves it out. */
-function query(params: Params): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
-    if (v === undefined) continue;
-    for (const one of Array.isArray(v) ? v : [v]) q.append(k, one);
-  }
-  return q.toString();
-}
 
 
 
@@ -55,7 +44,7 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
   let verifier: string;
 
   /** The authorization request of the documented flow, with overrides. */
-  const params = (over: Params = {}): Params => ({
+  const params = (over: AuthorizeParams = {}): AuthorizeParams => ({
     response_type: 'code',
     client_id: clientId,
     redirect_uri: REDIRECT,
@@ -65,15 +54,15 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
     state: STATE,
     ...over,
   });
-  const url = (p: Params) => `${server.issuer}/oauth/authorize?${query(p)}`;
+  const url = (p: AuthorizeParams) => `${server.issuer}/oauth/authorize?${repeatedQuery(p)}`;
 
-  async function get(p: Params, agent?: UserAgent) {
+  async function get(p: AuthorizeParams, agent?: UserAgent) {
     const res = agent ? await agent.request(url(p)) : await fetch(url(p), { redirect: 'manual' });
     return { res, html: await res.text() };
   }
 
   /** A fresh browser, signed in as the user, standing on the page the request leads to. */
-  async function signedIn(user: { email: string; password: string }, p: Params) {
+  async function signedIn(user: { email: string; password: string }, p: AuthorizeParams) {
     const agent = new UserAgent(server.issuer);
     const page = asPage(await agent.navigate(url(p)));
     const form = signInForm(page.html);
@@ -107,7 +96,7 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
   });
 
   describe('fatal errors are HTML pages, never redirects', () => {
-    const FATAL: { why: string; over: () => Params }[] = [
+    const FATAL: { why: string; over: () => AuthorizeParams }[] = [
       { why: 'client_id is missing', over: () => ({ client_id: undefined }) },
       { why: 'client_id is empty', over: () => ({ client_id: '' }) },
       { why: 'client_id is not registered', over: () => ({ client_id: 'lyc_client_doesnotexist' }) },
@@ -168,7 +157,7 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
   });
 
   describe('error redirects carry error, error_description, state and iss', () => {
-    const REDIRECTED: { why: string; over: () => Params; error: string }[] = [
+    const REDIRECTED: { why: string; over: () => AuthorizeParams; error: string }[] = [
       { why: 'response_type is missing', over: () => ({ response_type: undefined }), error: 'invalid_request' },
       { why: 'response_type=token (implicit) is not supported', over: () => ({ response_type: 'token' }), error: 'unsupported_response_type' },
       { why: 'response_type "code id_token" is not supported', over: () => ({ response_type: 'code id_token' }), error: 'unsupported_response_type' },
