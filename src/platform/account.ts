@@ -15,6 +15,28 @@ export interface AccountPatch {
   new_password?: string;
 }
 
+export interface StudentRow {
+  id: string;
+  name: unknown;
+  status: unknown;
+}
+
+/** What the account shows of the user: never the password hash. */
+const profile = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  name: user.name,
+  role: user.role,
+  created_at: new Date(user.createdAt).toISOString(),
+  updated_at: new Date(user.updatedAt).toISOString(),
+});
+
+function checkedName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw new PlatformError('invalid_request', 'name must not be blank');
+  return name;
+}
+
 /**
  * The signed-in user's own account, and their student record when one is
  * linked to the account (user_id) or has the same email. Only that student's
@@ -29,15 +51,7 @@ export class AccountService {
 
   async read(userId: string) {
     const user = await this.user(userId);
-    return {
-      id: user.id,
-      email: user.email,
-      name: user.name,
-      role: user.role,
-      created_at: new Date(user.createdAt).toISOString(),
-      updated_at: new Date(user.updatedAt).toISOString(),
-      student: await this.student(user),
-    };
+    return { ...profile(user), student: await this.student(user) };
   }
 
   /**
@@ -48,10 +62,41 @@ export class AccountService {
    * every session and revokes every token of the user, the calling token
    * included; the answer then carries sessions_ended and tokens_revoked.
    */
+  /**
+   * The account and counts of its student record's enrollments, subscriptions
+   * and orders, for a caller that pages through each of them on its own.
+   */
+  async summary(userId: string) {
+    const user = await this.user(userId);
+    const row = await this.studentRow(user);
+    const count = (table: string, studentId: string) => this.deps.store.records.count(table, [['student_id', '=', studentId]]);
+    return {
+      ...profile(user),
+      student: row && {
+        id: row.id,
+        name: row.name,
+        status: row.status,
+        enrollments: await count('enrollments', row.id),
+        subscriptions: await count('subscriptions', row.id),
+        orders: await count('orders', row.id),
+      },
+    };
+  }
+
+  /** The student record of the account (see studentRow), or null: only its id, name and status. */
+  async studentOf(userId: string): Promise<StudentRow | null> {
+    return this.studentRow(await this.user(userId));
+  }
+
+  /** Changes the name only; the same check as update's, without a password in play. */
+  async rename(userId: string, name: string): Promise<void> {
+    const user = await this.user(userId);
+    await this.deps.store.users.setName(user.id, checkedName(name), this.deps.now());
+  }
+
   async update(userId: string, patch: AccountPatch, request: FastifyRequest) {
     const user = await this.user(userId);
-    const name = patch.name?.trim();
-    if (patch.name !== undefined && !name) throw new PlatformError('invalid_request', 'name must not be blank');
+    const name = patch.name === undefined ? undefined : checkedName(patch.name);
     if (name === undefined && patch.new_password === undefined) throw new PlatformError('invalid_request', 'Send name, or current_password with new_password');
     let newHash: string | undefined;
     if (patch.new_password !== undefined) {
@@ -87,11 +132,17 @@ export class AccountService {
     return user;
   }
 
-  private async student(user: User) {
+  /** The student record linked to the account (user_id), else the one with its email; never its notes. */
+  private async studentRow(user: User): Promise<StudentRow | null> {
     const linked = await this.deps.store.records.select('students', ['id', 'name', 'status'], [['user_id', '=', user.id]]);
     const [row] = linked.length ? linked : await this.deps.store.records.select('students', ['id', 'name', 'status'], [['email', '=', user.email.toLowerCase()]]);
+    return row ? { id: String(row.id), name: row.name, status: row.status } : null;
+  }
+
+  private async student(user: User) {
+    const row = await this.studentRow(user);
     if (!row) return null;
-    const studentId = String(row.id);
+    const studentId = row.id;
     return {
       id: studentId,
       name: row.name,
