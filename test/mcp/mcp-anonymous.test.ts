@@ -9,7 +9,20 @@ import { isolatedDatabase } from '../helpers/postgres-database.ts';
 
 const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
 /** Each tool that needs a token, and the scope its description names, as a client reads them. */
-const SCOPED_TOOLS: Record<string, string> = { list_students: 'students:read', list_orders: 'orders:read', get_analytics: 'analytics:read', update_course: 'courses:write' };
+const SCOPED_TOOLS: Record<string, string> = {
+  get_my_account: 'account:read',
+  list_my_enrollments: 'account:read',
+  list_my_lessons: 'account:read',
+  list_my_orders: 'account:read',
+  list_my_subscriptions: 'account:read',
+  update_my_account: 'account:write',
+  list_students: 'students:read',
+  list_orders: 'orders:read',
+  get_analytics: 'analytics:read',
+  update_course: 'courses:write',
+};
+/** The tools that change something; every other one is read-only. */
+const WRITE_TOOLS = ['update_my_account', 'update_course'];
 
 /** The structured key and REST path of each catalog list tool. */
 const LIST_TOOLS: { tool: string; key: string; path: string }[] = [
@@ -89,7 +102,7 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       const names = tools.map((t) => t.name);
       expect([...names].sort()).toEqual([...CATALOG_TOOLS, ...Object.keys(SCOPED_TOOLS)].sort());
       for (const tool of tools) {
-        expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== 'update_course');
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(!WRITE_TOOLS.includes(tool.name));
         expect(tool.inputSchema.type, tool.name).toBe('object');
         expect(tool.description, tool.name).toMatch(/\S/);
         const scope = SCOPED_TOOLS[tool.name];

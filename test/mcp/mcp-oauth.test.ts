@@ -15,6 +15,7 @@ import { UserAgent } from '../helpers/user-agent.ts';
 /** ACCESS_TOKEN_TTL_SECONDS default, plus a second. */
 const PAST_ACCESS_TTL_MS = 3601_000;
 const CATALOG_TOOLS = ['get_site_info', 'search_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
+const LEARNER_TOOLS = ['get_my_account', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -70,7 +71,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
     it('the PRM of /mcp names the MCP resource, the issuer and exactly the scoped tools\' scopes', () => {
       expect(prm.resource).toBe(mcpUrl);
       expect(prm.authorization_servers).toEqual([server.issuer]);
-      expect([...prm.scopes_supported].sort()).toEqual(['analytics:read', 'courses:write', 'orders:read', 'students:read']);
+      expect([...prm.scopes_supported].sort()).toEqual(['account:read', 'account:write', 'analytics:read', 'courses:write', 'orders:read', 'students:read']);
     });
 
     it('an anonymous call of a scoped tool is 401 invalid_request without WWW-Authenticate', async () => {
@@ -142,7 +143,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       const { token } = await accessToken('students:read orders:read', mcpUrl);
       const res = await mcpPost(server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}` });
       const names = (resultOf(res).tools as { name: string }[]).map((t) => t.name);
-      expect(names.sort()).toEqual([...CATALOG_TOOLS, 'get_analytics', 'list_orders', 'list_students', 'update_course'].sort());
+      expect(names.sort()).toEqual([...CATALOG_TOOLS, ...LEARNER_TOOLS, 'get_analytics', 'list_orders', 'list_students', 'update_course'].sort());
 
       const orders = resultOf(await mcpPost(server.issuer, toolCall('list_orders'), { authorization: `Bearer ${token}` })) as CallResult;
       expect(ids(orders.structuredContent?.orders)).toEqual(seeded.orders);
@@ -308,7 +309,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expect(since(before).find((e) => at(e) === 'POST /mcp')).toMatchObject({ status: 200, authorization: `Bearer ${tokens.access_token}` });
       // The token's tools are listed too.
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual([...CATALOG_TOOLS, 'list_students', 'list_orders', 'get_analytics', 'update_course'].sort());
+      expect(tools.map((t) => t.name).sort()).toEqual([...CATALOG_TOOLS, ...LEARNER_TOOLS, 'list_students', 'list_orders', 'get_analytics', 'update_course'].sort());
     });
 
     it('the issued token is bound to {issuer}/mcp with exactly the PRM scopes, and refused by the API', async () => {

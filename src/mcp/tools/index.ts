@@ -4,6 +4,7 @@ import { listDigitalProducts, listEvents, listLecturers, listMembershipPlans, li
 import { getSiteInfo, listOrders, listStudents, updateCourse } from './school.ts';
 import { getCourse } from './course.ts';
 import { getAnalytics } from './analytics.ts';
+import { getMyAccount, listMyEnrollments, listMyLessons, listMyOrders, listMySubscriptions, updateMyAccount } from './account.ts';
 
 /** Every MCP tool, in the order tools/list shows them. */
 export const TOOLS: readonly ToolDef[] = [
@@ -15,6 +16,12 @@ export const TOOLS: readonly ToolDef[] = [
   listDigitalProducts,
   listEvents,
   listPosts,
+  getMyAccount,
+  listMyEnrollments,
+  listMyLessons,
+  listMyOrders,
+  listMySubscriptions,
+  updateMyAccount,
   listStudents,
   listOrders,
   getAnalytics,
