@@ -5,6 +5,8 @@ import type { Zod } from './tool.ts';
 export interface McpSdk {
   McpServer: typeof McpServer;
   StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
+  /** The log levels of logging/setLevel (RFC 5424's, in order of severity). */
+  loggingLevels: readonly string[];
   /** The zod the tools' inputs are built with (tool.ts). */
   z: Zod;
 }
@@ -20,8 +22,18 @@ let loading: Promise<McpSdk> | undefined;
  * MCP request pays the load once; a failed load is retried on the next one.
  */
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('zod')]).then(
-    ([mcp, http, zod]) => ({ McpServer: mcp.McpServer, StreamableHTTPServerTransport: http.StreamableHTTPServerTransport, z: zod.z }),
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('zod'),
+  ]).then(
+    ([mcp, http, types, zod]) => ({
+      McpServer: mcp.McpServer,
+      StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
+      loggingLevels: types.LoggingLevelSchema.options,
+      z: zod.z,
+    }),
     (err: unknown) => {
       loading = undefined;
       throw err;

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { z } from 'zod';
 import { logError } from '../http/error-handler.ts';
 import { httpError, HttpError } from '../http/http-error.ts';
+import { answerSetLevel } from './logging.ts';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef, Zod } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
@@ -37,10 +38,14 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * isError, never transport errors.
  */
 export async function buildMcpServer(ctx: ToolContext, version: string): Promise<McpServer> {
-  const { McpServer, z: zod } = await loadMcpSdk();
+  const sdk = await loadMcpSdk();
+  const { McpServer, z: zod } = sdk;
   const server = new McpServer(
     { name: 'lyceum', title: 'Lyceum school catalog', version },
     {
+      // MCP logging: "Servers that emit log message notifications MUST declare the logging
+      // capability"; clients send logging/setLevel only to a server that declares it.
+      capabilities: { logging: {} },
       instructions:
         'Every tool is listed to every caller. Catalog tools need no sign-in. The others name the scopes they need: calling one without an OAuth access token for this MCP endpoint answers HTTP 401, and with a token that lacks a scope HTTP 403 naming the scopes to ask for; see /.well-known/oauth-protected-resource/mcp.',
     },
@@ -74,6 +79,7 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
       },
     );
   }
+  answerSetLevel(server, sdk);
   // The tools are the same for every caller and never change while the server runs, and a
   // stateless server has no stream to announce a change on: say so rather than the SDK's default.
   server.server.registerCapabilities({ tools: { listChanged: false } });
