@@ -23,7 +23,7 @@ import { registerRevocationRoute } from './oauth/revocation.ts';
 import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token/route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
-import { registerDocumentRoutes } from './discovery/documents.ts';
+import { authDocument, registerDocumentRoutes } from './discovery/documents.ts';
 import { DOCUMENT_PATHS } from './discovery/paths.ts';
 import { registerPlatformRoutes } from './platform/routes/index.ts';
 import { MCP_PATH } from './mcp/path.ts';
@@ -121,7 +121,11 @@ export async function buildApp(
   registerDiscoveryRoutes(app, deps, deps.keys);
   registerPlatformRoutes(app, deps);
   registerDocumentRoutes(app, deps);
-  registerMcpRoutes(app, deps, new RecordService(deps));
+  // The MCP resources serve /openapi.json and /auth.md as these routes build them.
+  registerMcpRoutes(app, deps, new RecordService(deps), {
+    openapi: { path: DOCUMENT_PATHS.openapi, read: () => JSON.stringify(app.swagger()) },
+    auth: { path: DOCUMENT_PATHS.auth, read: authDocument(app, deps) },
+  });
   app.get(DOCUMENT_PATHS.openapi, { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -34,14 +34,20 @@ function documentedMethods(app: FastifyInstance, path: string): string[] {
   return Object.keys(paths[path] ?? {}).map((method) => method.toUpperCase());
 }
 
+/** /auth.md as its route serves it: the MCP server serves the same text as a resource. */
+export function authDocument(app: FastifyInstance, deps: Deps): () => string {
+  return () => authMarkdown(deps.config, (path) => documentedMethods(app, path));
+}
+
 /** /auth.md, /llms.txt and /pricing.md: generated from the registries and live data. */
 export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
   const records = new RecordService(deps);
+  const auth = authDocument(app, deps);
 
   declarePublicRoute(
     app,
     { method: 'GET', path: DOCUMENT_PATHS.auth, operationId: 'getAuthMarkdown', schema: documentSchema('Authentication walkthrough', 'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.', MARKDOWN) },
-    async (_request, reply) => send(reply, MARKDOWN, authMarkdown(deps.config, (path) => documentedMethods(app, path))),
+    async (_request, reply) => send(reply, MARKDOWN, auth()),
   );
 
   declarePublicRoute(

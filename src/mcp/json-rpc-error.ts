@@ -15,3 +15,7 @@ export class JsonRpcError extends Error {
 
 /** JSON-RPC 2.0 §5.1: "Invalid method parameter(s)". */
 export const INVALID_PARAMS = -32602;
+/** JSON-RPC 2.0 §5.1: "Internal JSON-RPC error". */
+export const INTERNAL_ERROR = -32603;
+/** MCP resources, "Error Handling": "Resource not found: -32002". */
+export const RESOURCE_NOT_FOUND = -32002;

@@ -9,6 +9,7 @@ import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
 import { rejectForeignOriginOrHost } from './dns-rebinding.ts';
 import { MCP_PATH } from './path.ts';
 import { loadMcpSdk } from './sdk.ts';
+import type { McpDocuments } from './resources.ts';
 import { buildMcpServer } from './server.ts';
 import { toolByName } from './tools/index.ts';
 
@@ -50,7 +51,7 @@ function scopesNeeded(body: unknown): Scope[] {
  * first with resource = {issuer}/mcp: tools that need a scope produce HTTP
  * 401/403 with the MCP resource's metadata, which clients act on.
  */
-export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
+export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: RecordService, documents: McpDocuments): void {
   void app.register(async (scope) => {
     // Malformed JSON must get a JSON-RPC parse error, not the API's OAuth error body.
     scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT_BYTES }, (_req, body, done) => {
@@ -87,7 +88,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
         { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
       );
       const { StreamableHTTPServerTransport } = await loadMcpSdk();
-      const server = await buildMcpServer({ deps, records, caller, log: request.log }, '1');
+      const server = await buildMcpServer({ deps, records, caller, log: request.log }, '1', documents);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const raw = hijackWithHeaders(reply);
       raw.on('close', () => {

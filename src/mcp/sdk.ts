@@ -1,10 +1,12 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Zod } from './tool.ts';
 
 export interface McpSdk {
   McpServer: typeof McpServer;
   StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
+  /** Resource templates with list and completion callbacks (resources.ts). */
+  ResourceTemplate: typeof ResourceTemplate;
   /** The log levels of logging/setLevel (RFC 5424's, in order of severity). */
   loggingLevels: readonly string[];
   /** The zod the tools' inputs are built with (tool.ts). */
@@ -31,6 +33,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
     ([mcp, http, types, zod]) => ({
       McpServer: mcp.McpServer,
       StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
+      ResourceTemplate: mcp.ResourceTemplate,
       loggingLevels: types.LoggingLevelSchema.options,
       z: zod.z,
     }),

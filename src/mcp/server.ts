@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { logError } from '../http/error-handler.ts';
 import { httpError, HttpError } from '../http/http-error.ts';
 import { answerSetLevel } from './logging.ts';
+import { registerResources, type McpDocuments } from './resources.ts';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef, Zod } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
@@ -34,10 +35,10 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 /**
  * An MCP server for one request (the transport is stateless): it lists and
- * runs the tools this caller may use. Tool failures become tool results with
- * isError, never transport errors.
+ * runs the tools this caller may use, and serves the public resources. Tool
+ * failures become tool results with isError, never transport errors.
  */
-export async function buildMcpServer(ctx: ToolContext, version: string): Promise<McpServer> {
+export async function buildMcpServer(ctx: ToolContext, version: string, documents: McpDocuments): Promise<McpServer> {
   const sdk = await loadMcpSdk();
   const { McpServer, z: zod } = sdk;
   const server = new McpServer(
@@ -47,7 +48,7 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
       // capability"; clients send logging/setLevel only to a server that declares it.
       capabilities: { logging: {} },
       instructions:
-        'Every tool is listed to every caller. Catalog tools need no sign-in. The others name the scopes they need: calling one without an OAuth access token for this MCP endpoint answers HTTP 401, and with a token that lacks a scope HTTP 403 naming the scopes to ask for; see /.well-known/oauth-protected-resource/mcp.',
+        'Every tool is listed to every caller. Catalog tools need no sign-in. The others name the scopes they need: calling one without an OAuth access token for this MCP endpoint answers HTTP 401, and with a token that lacks a scope HTTP 403 naming the scopes to ask for; see /.well-known/oauth-protected-resource/mcp. Resources (the data model, the OpenAPI document, auth.md, published courses as lyceum://courses/{id}) are public and need no sign-in.',
     },
   );
   // Every tool is listed to every caller, signed in or not, so that an agent
@@ -80,8 +81,10 @@ export async function buildMcpServer(ctx: ToolContext, version: string): Promise
     );
   }
   answerSetLevel(server, sdk);
-  // The tools are the same for every caller and never change while the server runs, and a
-  // stateless server has no stream to announce a change on: say so rather than the SDK's default.
-  server.server.registerCapabilities({ tools: { listChanged: false } });
+  registerResources(server, ctx, documents, sdk);
+  // The tools and resources are the same for every caller and never change while the
+  // server runs, and a stateless server has no stream to announce a change or a resource update
+  // on: say so rather than the SDK's defaults (listChanged true).
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } });
   return server;
 }

@@ -1,12 +1,34 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import { mcpPost, rpc } from '../helpers/mcp.ts';
+import { AREAS } from '../../src/platform/areas.ts';
+import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
+import { insertRecord, mcpPost, rpc, seedSchool, type Seeded } from '../helpers/mcp.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+
+/** Every area of the platform, by hand: one data-model resource each. */
+const AREA_NAMES = [
+  'courses', 'sections', 'lessons', 'lecturers', 'students', 'enrollments', 'members', 'membership_plans', 'subscriptions', 'digital_products',
+  'coupons', 'orders', 'events', 'event_attendees', 'posts', 'comments', 'forms', 'form_submissions', 'pages',
+];
+
+/** The published courses seedSchool writes, in creation order. */
+const PUBLISHED_TITLES = ['Intro to Algebra', 'Advanced Calculus', 'Geometry in French', 'Number Theory', 'Probability Basics'];
+
+const COURSE_TEMPLATE = {
+  name: 'course',
+  uriTemplate: 'lyceum://courses/{id}',
+  title: 'Published course',
+  description: 'A published course with its lecturers and curriculum outline, as the anonymous REST API and the get_course tool show it.',
+  mimeType: 'application/json',
+};
+
+type Contents = { uri: string; mimeType?: string; text?: string }[];
 
 describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)', (kind) => {
   let server: FlowServer;
+  let seeded: Seeded;
   let client: Client;
 
   async function connect(authorization?: string): Promise<Client> {
@@ -18,6 +40,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
 
   beforeAll(async () => {
     server = await startFlowServer(kind);
+    seeded = await seedSchool(server);
     client = await connect();
   });
   afterAll(async () => {
@@ -25,8 +48,161 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
     await server?.stop();
   });
 
-  it('initialize declares logging', () => {
-    expect(client.getServerCapabilities()).toEqual({ logging: {}, tools: { listChanged: false } });
+  const courseUri = (id: string) => `lyceum://courses/${id}`;
+
+  /** The one content item of a resources/read. */
+  async function read(uri: string, c: Client = client): Promise<{ uri: string; mimeType?: string; text: string }> {
+    const { contents } = (await c.readResource({ uri })) as { contents: Contents };
+    expect(contents, uri).toHaveLength(1);
+    expect(typeof contents[0]!.text, uri).toBe('string');
+    return contents[0] as { uri: string; mimeType?: string; text: string };
+  }
+
+  /** The JSON-RPC error a request is answered with. */
+  async function rpcError(work: Promise<unknown>): Promise<{ code: number; message: string }> {
+    const err = await work.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(McpError);
+    return { code: (err as McpError).code, message: (err as McpError).message };
+  }
+
+  async function complete(ref: { type: 'ref/resource'; uri: string }, name: string, value: string) {
+    return (await client.complete({ ref, argument: { name, value } })).completion;
+  }
+
+  it('initialize declares resources without subscriptions or list changes, completions and logging', () => {
+    expect(client.getServerCapabilities()).toEqual({
+      logging: {},
+      completions: {},
+      tools: { listChanged: false },
+      resources: { subscribe: false, listChanged: false },
+    });
+  });
+
+  describe('resources', () => {
+    it('resources/list: the data model per area, the OpenAPI document, auth.md, then the published courses', async () => {
+      const { resources } = await client.listResources();
+      const schemas = AREA_NAMES.map((a) => `lyceum://schema/${a}`);
+      expect(resources.map((r) => r.uri)).toEqual([...schemas, 'lyceum://openapi.json', 'lyceum://auth.md', ...seeded.courses.published.map(courseUri)]);
+      expect(resources[0]).toEqual({
+        uri: 'lyceum://schema/courses',
+        name: 'schema_courses',
+        title: 'Data model: course',
+        description: 'JSON Schema of the course records, with which of their fields are public.',
+        mimeType: 'application/schema+json',
+      });
+      expect(resources.find((r) => r.uri === 'lyceum://openapi.json')).toMatchObject({ name: 'openapi', title: 'OpenAPI document', mimeType: 'application/json' });
+      expect(resources.find((r) => r.uri === 'lyceum://auth.md')).toMatchObject({ name: 'auth_md', title: 'auth.md', mimeType: 'text/markdown' });
+      const courses = resources.slice(schemas.length + 2);
+      expect(courses).toEqual(
+        PUBLISHED_TITLES.map((title, i) => ({ uri: courseUri(seeded.courses.published[i]!), name: title, title, description: `About ${title}`, mimeType: 'application/json' })),
+      );
+      expect(JSON.stringify(resources)).not.toContain(seeded.draftWord);
+    });
+
+    it('resources/templates/list: lyceum://courses/{id}', async () => {
+      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([COURSE_TEMPLATE]);
+    });
+
+    it('reads the data model of a public area as JSON Schema 2020-12, nullable fields with "null" among their types', async () => {
+      const content = await read('lyceum://schema/courses');
+      expect(content.mimeType).toBe('application/schema+json');
+      const schema = JSON.parse(content.text) as Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
+      expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(schema.$id).toBe('lyceum://schema/courses');
+      expect(schema.title).toBe('course');
+      expect(schema.type).toBe('object');
+      expect(schema.description).toBe(
+        'One course as GET /api/v1/courses/{id} returns it. Anyone may read the published ones; callers without courses:read see only the fields id, title, slug, summary, description, level, language, price_cents, lecturer_ids, status, created_at, updated_at.',
+      );
+      expect(Object.keys(schema.properties)).toEqual(['id', 'title', 'slug', 'summary', 'description', 'level', 'language', 'price_cents', 'lecturer_ids', 'status', 'created_at', 'updated_at']);
+      expect(schema.properties.title).toEqual({ description: 'Title', type: 'string' });
+      expect(schema.properties.slug).toEqual({ description: 'URL name, unique; made from the title when absent', type: ['string', 'null'] });
+      expect(schema.properties.level).toEqual({ description: 'Level', type: 'string', enum: ['beginner', 'intermediate', 'advanced'] });
+      expect(schema.properties.price_cents).toEqual({ description: 'Price in minor units of the school currency (cents)', type: 'integer' });
+      expect(schema.properties.lecturer_ids).toEqual({ description: 'Lecturers teaching it', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } });
+      expect(schema.properties.created_at).toEqual({ type: 'string', format: 'date-time', description: 'When it was created' });
+      expect(JSON.stringify(schema)).not.toContain('nullable');
+    });
+
+    it('says which fields of an area without a public list show in public data, and that a private area has none', async () => {
+      const lessons = JSON.parse((await read('lyceum://schema/lessons')).text) as { description: string; properties: Record<string, Record<string, unknown>> };
+      expect(lessons.description).toBe(
+        "One lesson as GET /api/v1/curriculum/lessons/{id} returns it. Reading them needs curriculum:read. Where they appear in public data (a published course's curriculum outline), only the fields id, section_id, course_id, title, kind, duration_minutes, position, free_preview, created_at, updated_at show.",
+      );
+      expect(lessons.properties.content).toEqual({ description: 'Lesson content (Markdown); only for the school, never public', type: ['string', 'null'] });
+      const students = JSON.parse((await read('lyceum://schema/students')).text) as { description: string; properties: Record<string, unknown> };
+      expect(students.description).toBe('One student as GET /api/v1/students/{id} returns it. Reading them needs students:read; none of their fields is public.');
+      expect(Object.keys(students.properties)).toEqual(['id', 'name', 'email', 'status', 'user_id', 'notes', 'created_at', 'updated_at']);
+    });
+
+    it('reads the OpenAPI document and auth.md exactly as their HTTP routes serve them', async () => {
+      const openapi = await read('lyceum://openapi.json');
+      expect(openapi.mimeType).toBe('application/json');
+      expect(JSON.parse(openapi.text)).toEqual(await (await fetch(`${server.issuer}/openapi.json`)).json());
+      const auth = await read('lyceum://auth.md');
+      expect(auth.mimeType).toBe('text/markdown');
+      expect(auth.text).toBe(await (await fetch(`${server.issuer}/auth.md`)).text());
+      expect(auth.text.startsWith('# Lyceum: authentication for CLI tools, apps and agents\n')).toBe(true);
+    });
+
+    it('reads a published course with its outline exactly as the anonymous REST API shows it', async () => {
+      const id = seeded.courses.published[0]!;
+      const content = await read(courseUri(id));
+      expect(content).toMatchObject({ uri: courseUri(id), mimeType: 'application/json' });
+      const body = JSON.parse(content.text) as { course: Record<string, unknown>; lecturers: Record<string, unknown>[]; curriculum: unknown[] };
+      expect(Object.keys(body)).toEqual(['course', 'lecturers', 'curriculum']);
+      expect(body.course.title).toBe('Intro to Algebra');
+      expect(body.course).toEqual(await (await fetch(`${server.issuer}/api/v1/courses/${id}`)).json());
+      expect(body.curriculum).toEqual(((await (await fetch(`${server.issuer}/api/v1/courses/${id}/curriculum`)).json()) as { sections: unknown[] }).sections);
+      expect(body.lecturers.map((l) => l.name)).toEqual(['Ada Lovelace']);
+      // Public fields only: the lecturer's private email never shows.
+      expect(content.text).not.toContain('@private.test');
+    });
+
+    it('a draft, archived or unknown course id is a JSON-RPC error -32002, never its data', async () => {
+      for (const id of [...seeded.courses.draft, ...seeded.courses.archived, 'crs_doesnotexist']) {
+        const err = await rpcError(client.readResource({ uri: courseUri(id) }));
+        expect(err, id).toEqual({ code: -32002, message: `MCP error -32002: Resource ${courseUri(id)} not found` });
+      }
+      // An address no resource or template matches: the SDK's invalid-params answer.
+      const unmatched = await rpcError(client.readResource({ uri: 'lyceum://nothing/here' }));
+      expect(unmatched.code).toBe(-32602);
+      expect(unmatched.message).toContain('Resource lyceum://nothing/here not found');
+    });
+
+    it('a token that may read drafts still reads resources as an anonymous caller', async () => {
+      // Unbound (no resource), so that the API accepts it too.
+      const { tokens } = await obtainTokens(server, { scope: 'courses:read curriculum:read lecturers:read' });
+      const signedIn = await connect(`Bearer ${tokens.access_token}`);
+      try {
+        const draft = seeded.courses.draft[0]!;
+        // The same token reads the draft over REST: the resource hides it on purpose.
+        expect((await fetch(`${server.issuer}/api/v1/courses/${draft}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+        expect((await rpcError(signedIn.readResource({ uri: courseUri(draft) }))).code).toBe(-32002);
+        const { resources } = await signedIn.listResources();
+        expect(resources.filter((r) => r.uri.startsWith('lyceum://courses/')).map((r) => r.uri)).toEqual(seeded.courses.published.map(courseUri));
+        const published = seeded.courses.published[0]!;
+        expect((await read(courseUri(published), signedIn)).text).toBe((await read(courseUri(published))).text);
+        expect((await signedIn.complete({ ref: { type: 'ref/resource', uri: 'lyceum://courses/{id}' }, argument: { name: 'id', value: '' } })).completion.values).toEqual(seeded.courses.published);
+      } finally {
+        await signedIn.close();
+      }
+    });
+  });
+
+  describe('completion', () => {
+    const template = { type: 'ref/resource' as const, uri: 'lyceum://courses/{id}' };
+
+    it('completes {id} of the course template from published course ids only, by prefix', async () => {
+      expect(await complete(template, 'id', '')).toEqual({ values: seeded.courses.published, total: 5, hasMore: false });
+      const id = seeded.courses.published[2]!;
+      expect(await complete(template, 'id', id)).toEqual({ values: [id], total: 1, hasMore: false });
+      for (const hidden of [...seeded.courses.draft, ...seeded.courses.archived]) expect((await complete(template, 'id', hidden)).values, hidden).toEqual([]);
+      expect((await complete(template, 'id', 'lec_')).values).toEqual([]);
+    });
   });
 
   describe('logging', () => {
@@ -38,6 +214,21 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect(res.status).toBe(200);
       expect((res.json as { error: unknown }).error).toEqual({ code: -32602, message: 'level must be one of debug, info, notice, warning, error, critical, alert, emergency' });
       expect((await mcpPost(server.issuer, rpc('logging/setLevel'))).json).toMatchObject({ error: { code: -32602 } });
+    });
+  });
+
+  describe('bounds', () => {
+    it('resources/list names the first 50 published courses; completion offers 100 ids and reports the total', async () => {
+      const base = server.deps.now();
+      const added: string[] = [];
+      for (let i = 0; i < 100; i++) added.push(await insertRecord(server, AREAS.courses, { title: `Extra ${i}`, slug: `extra-${kind}-${i}`, status: 'published' }, base + i));
+      const { resources } = await client.listResources();
+      const courses = resources.filter((r) => r.uri.startsWith('lyceum://courses/')).map((r) => r.uri);
+      expect(courses).toEqual([...seeded.courses.published, ...added.slice(0, 45)].map(courseUri));
+      const all = [...seeded.courses.published, ...added];
+      expect(await complete({ type: 'ref/resource', uri: 'lyceum://courses/{id}' }, 'id', '')).toEqual({ values: all.slice(0, 100), total: 105, hasMore: true });
+      // Every published course is still readable through the template.
+      expect(JSON.parse((await read(courseUri(added[99]!))).text).course.title).toBe('Extra 99');
     });
   });
 });

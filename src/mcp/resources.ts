@@ -1,0 +1,121 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { logError } from '../http/error-handler.ts';
+import { HttpError } from '../http/http-error.ts';
+import { AREA_LIST, AREAS } from '../platform/areas.ts';
+import { listAll } from '../platform/list-all.ts';
+import { INTERNAL_ERROR, JsonRpcError, RESOURCE_NOT_FOUND } from './json-rpc-error.ts';
+import { areaJsonSchema } from './json-schema.ts';
+import type { McpSdk } from './sdk.ts';
+import type { ToolContext } from './tool.ts';
+import { getCourse } from './tools/course.ts';
+
+/** A document the server also serves over HTTP, built by the same function. */
+export interface McpDocument {
+  /** Its HTTP path on the issuer. */
+  path: string;
+  read(): string;
+}
+
+/** The documents served as resources; app.ts hands them over (discovery builds them and sits above mcp). */
+export interface McpDocuments {
+  openapi: McpDocument;
+  auth: McpDocument;
+}
+
+export const RESOURCE_URIS = {
+  openapi: 'lyceum://openapi.json',
+  auth: 'lyceum://auth.md',
+  schema: (area: string) => `lyceum://schema/${area}`,
+  courseTemplate: 'lyceum://courses/{id}',
+  course: (id: string) => `lyceum://courses/${id}`,
+} as const;
+
+/** resources/list names this many published courses; the template reaches every other one. */
+export const LISTED_COURSES = 50;
+
+const JSON_TYPE = 'application/json';
+
+/**
+ * The server's resources, all public: every caller reads them as an anonymous
+ * one, whatever token it sends, so a resource never shows more than the
+ * public catalog and the public documents.
+ * - the data model: one JSON Schema per area, from the field declarations;
+ * - the OpenAPI document and auth.md, as their HTTP routes build them;
+ * - each published course, through the template lyceum://courses/{id}.
+ */
+export function registerResources(server: McpServer, ctx: ToolContext, documents: McpDocuments, sdk: Pick<McpSdk, 'ResourceTemplate'>): void {
+  const anonymous: ToolContext = { ...ctx, caller: { kind: 'anonymous' } };
+
+  for (const area of AREA_LIST) {
+    const uri = RESOURCE_URIS.schema(area.name);
+    const text = JSON.stringify(areaJsonSchema(area, uri), null, 2);
+    server.registerResource(
+      `schema_${area.name}`,
+      uri,
+      { title: `Data model: ${area.label}`, description: `JSON Schema of the ${area.label} records, with which of their fields are public.`, mimeType: 'application/schema+json' },
+      (u) => ({ contents: [{ uri: u.href, mimeType: 'application/schema+json', text }] }),
+    );
+  }
+
+  server.registerResource(
+    'openapi',
+    RESOURCE_URIS.openapi,
+    { title: 'OpenAPI document', description: `The HTTP API's OpenAPI 3.0 document, the same as GET ${documents.openapi.path}: every operation with its scopes.`, mimeType: JSON_TYPE },
+    (u) => ({ contents: [{ uri: u.href, mimeType: JSON_TYPE, text: documents.openapi.read() }] }),
+  );
+  server.registerResource(
+    'auth_md',
+    RESOURCE_URIS.auth,
+    { title: 'auth.md', description: `How to sign in with OAuth 2.0 and OpenID Connect, the same as GET ${documents.auth.path}.`, mimeType: 'text/markdown' },
+    (u) => ({ contents: [{ uri: u.href, mimeType: 'text/markdown', text: documents.auth.read() }] }),
+  );
+
+  const template = new sdk.ResourceTemplate(RESOURCE_URIS.courseTemplate, {
+    // Bounded: the template and the completion of {id} reach every other published course.
+    list: async () => {
+      const page = await ctx.records.list(AREAS.courses, 'public', { limit: LISTED_COURSES });
+      return {
+        resources: page.data.map((c) => ({
+          uri: RESOURCE_URIS.course(String(c.id)),
+          name: String(c.title),
+          title: String(c.title),
+          ...(c.summary ? { description: String(c.summary) } : {}),
+          mimeType: JSON_TYPE,
+        })),
+      };
+    },
+    complete: { id: (value) => publishedCourseIds(ctx, value) },
+  });
+  server.registerResource(
+    'course',
+    template,
+    { title: 'Published course', description: 'A published course with its lecturers and curriculum outline, as the anonymous REST API and the get_course tool show it.', mimeType: JSON_TYPE },
+    async (u, variables) => {
+      const id = Array.isArray(variables.id) ? variables.id[0] : variables.id;
+      try {
+        const { structured } = await getCourse.run(anonymous, { id: id ?? '' } as never);
+        return { contents: [{ uri: u.href, mimeType: JSON_TYPE, text: JSON.stringify(structured, null, 2) }] };
+      } catch (err) {
+        // A draft, archived or unknown course: the public view hides it as if it did not exist
+        // (MCP resources, "Error Handling": "Resource not found: -32002").
+        if (err instanceof HttpError && err.status === 404) throw new JsonRpcError(RESOURCE_NOT_FOUND, `Resource ${u.href} not found`, { uri: u.href });
+        if (err instanceof HttpError) {
+          logError(ctx.log.child({ resource: u.href }), err);
+          throw new JsonRpcError(INTERNAL_ERROR, err.description);
+        }
+        ctx.log.error({ err, resource: u.href }, 'MCP resource read failed');
+        throw new JsonRpcError(INTERNAL_ERROR, 'Reading the resource failed; try again later.');
+      }
+    },
+  );
+}
+
+/**
+ * Ids of published courses that start with `prefix`, in the catalog's order.
+ * MCP completion: "Servers SHOULD return suggestions sorted by relevance" and
+ * at most 100 values; the SDK cuts the list at 100 and reports the total.
+ */
+export async function publishedCourseIds(ctx: Pick<ToolContext, 'records'>, prefix: string): Promise<string[]> {
+  const courses = await listAll(ctx.records, AREAS.courses, 'public', {});
+  return courses.map((c) => String(c.id)).filter((id) => id.startsWith(prefix));
+}
