@@ -1,3 +1,4 @@
+import type { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Zod } from './tool.ts';
@@ -7,6 +8,8 @@ export interface McpSdk {
   StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
   /** Resource templates with list and completion callbacks (resources.ts). */
   ResourceTemplate: typeof ResourceTemplate;
+  /** Marks a prompt argument as completable (prompts.ts). */
+  completable: typeof completable;
   /** The log levels of logging/setLevel (RFC 5424's, in order of severity). */
   loggingLevels: readonly string[];
   /** The zod the tools' inputs are built with (tool.ts). */
@@ -27,13 +30,15 @@ export function loadMcpSdk(): Promise<McpSdk> {
   loading ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/mcp.js'),
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/server/completable.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('zod'),
   ]).then(
-    ([mcp, http, types, zod]) => ({
+    ([mcp, http, completion, types, zod]) => ({
       McpServer: mcp.McpServer,
       StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
       ResourceTemplate: mcp.ResourceTemplate,
+      completable: completion.completable,
       loggingLevels: types.LoggingLevelSchema.options,
       z: zod.z,
     }),

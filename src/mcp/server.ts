@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { logError } from '../http/error-handler.ts';
 import { httpError, HttpError } from '../http/http-error.ts';
 import { answerSetLevel } from './logging.ts';
+import { registerPrompts } from './prompts.ts';
 import { registerResources, type McpDocuments } from './resources.ts';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef, Zod } from './tool.ts';
@@ -35,8 +36,9 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 /**
  * An MCP server for one request (the transport is stateless): it lists and
- * runs the tools this caller may use, and serves the public resources. Tool
- * failures become tool results with isError, never transport errors.
+ * runs the tools this caller may use, and serves the public resources and
+ * the prompts. Tool failures become tool results with isError, never
+ * transport errors.
  */
 export async function buildMcpServer(ctx: ToolContext, version: string, documents: McpDocuments): Promise<McpServer> {
   const sdk = await loadMcpSdk();
@@ -82,9 +84,10 @@ export async function buildMcpServer(ctx: ToolContext, version: string, document
   }
   answerSetLevel(server, sdk);
   registerResources(server, ctx, documents, sdk);
-  // The tools and resources are the same for every caller and never change while the
+  registerPrompts(server, ctx, sdk);
+  // The tools, resources and prompts are the same for every caller and never change while the
   // server runs, and a stateless server has no stream to announce a change or a resource update
   // on: say so rather than the SDK's defaults (listChanged true).
-  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: false, listChanged: false } });
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { subscribe: false, listChanged: false }, prompts: { listChanged: false } });
   return server;
 }

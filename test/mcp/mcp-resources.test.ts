@@ -68,16 +68,17 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
     return { code: (err as McpError).code, message: (err as McpError).message };
   }
 
-  async function complete(ref: { type: 'ref/resource'; uri: string }, name: string, value: string) {
+  async function complete(ref: { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string }, name: string, value: string) {
     return (await client.complete({ ref, argument: { name, value } })).completion;
   }
 
-  it('initialize declares resources without subscriptions or list changes, completions and logging', () => {
+  it('initialize declares resources and prompts without subscriptions or list changes, completions and logging', () => {
     expect(client.getServerCapabilities()).toEqual({
       logging: {},
       completions: {},
       tools: { listChanged: false },
       resources: { subscribe: false, listChanged: false },
+      prompts: { listChanged: false },
     });
   });
 
@@ -202,6 +203,100 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect(await complete(template, 'id', id)).toEqual({ values: [id], total: 1, hasMore: false });
       for (const hidden of [...seeded.courses.draft, ...seeded.courses.archived]) expect((await complete(template, 'id', hidden)).values, hidden).toEqual([]);
       expect((await complete(template, 'id', 'lec_')).values).toEqual([]);
+    });
+
+    it('completes prompt arguments: course ids, levels', async () => {
+      expect((await complete({ type: 'ref/prompt', name: 'explain_course' }, 'course_id', '')).values).toEqual(seeded.courses.published);
+      expect((await complete({ type: 'ref/prompt', name: 'explain_course' }, 'course_id', seeded.courses.draft[0]!)).values).toEqual([]);
+      expect((await complete({ type: 'ref/prompt', name: 'course_outline_from_syllabus' }, 'level', '')).values).toEqual(['beginner', 'intermediate', 'advanced']);
+      expect((await complete({ type: 'ref/prompt', name: 'course_outline_from_syllabus' }, 'level', 'a')).values).toEqual(['advanced']);
+      // An argument without suggestions, and an unknown prompt (MCP completion: "Invalid prompt name: -32602").
+      expect((await complete({ type: 'ref/prompt', name: 'course_outline_from_syllabus' }, 'syllabus', 'W')).values).toEqual([]);
+      expect((await rpcError(complete({ type: 'ref/prompt', name: 'no_such_prompt' }, 'x', ''))).code).toBe(-32602);
+    });
+
+    it("completes weekly_report's week with the current ISO week and the seven before it", async () => {
+      // Wednesday 2026-01-07 noon UTC, in week 2026-W02: the server's clock is moved there and back.
+      const shift = Date.UTC(2026, 0, 7, 12) - Date.now();
+      server.advance(shift);
+      try {
+        const ref = { type: 'ref/prompt' as const, name: 'weekly_report' };
+        expect((await complete(ref, 'week', '')).values).toEqual(['2026-W02', '2026-W01', '2025-W52', '2025-W51', '2025-W50', '2025-W49', '2025-W48', '2025-W47']);
+        expect((await complete(ref, 'week', '2026')).values).toEqual(['2026-W02', '2026-W01']);
+        expect((await complete(ref, 'week', '2024')).values).toEqual([]);
+      } finally {
+        server.advance(-shift);
+      }
+    });
+  });
+
+  describe('prompts', () => {
+    it('prompts/list: three prompts with their arguments', async () => {
+      expect((await client.listPrompts()).prompts).toEqual([
+        {
+          name: 'weekly_report',
+          title: 'Weekly report',
+          description: 'A report on one week of the school: enrollments, revenue, active students, orders and what comes next. Needs a token with analytics:read and orders:read.',
+          arguments: [{ name: 'week', description: 'ISO 8601 week, e.g. 2026-W48', required: true }],
+        },
+        {
+          name: 'course_outline_from_syllabus',
+          title: 'Course outline from a syllabus',
+          description: "Turns a syllabus into a course outline in Lyceum's shape: a course with sections and lessons, checked against the published catalog.",
+          arguments: [
+            { name: 'syllabus', description: 'The syllabus, as plain text or Markdown', required: true },
+            { name: 'level', description: 'Level of the course: beginner, intermediate, advanced', required: false },
+          ],
+        },
+        {
+          name: 'explain_course',
+          title: 'Explain a course',
+          description: 'Explains a published course to a prospective student: who it is for, what each section teaches, the time it takes and the price.',
+          arguments: [{ name: 'course_id', description: 'Id of a published course', required: true }],
+        },
+      ]);
+    });
+
+    /** The text of a prompt's one user message. */
+    async function promptText(name: string, args: Record<string, string>): Promise<string> {
+      const { messages } = await client.getPrompt({ name, arguments: args });
+      expect(messages).toHaveLength(1);
+      expect(messages[0]!.role).toBe('user');
+      expect(messages[0]!.content.type).toBe('text');
+      return (messages[0]!.content as { text: string }).text;
+    }
+
+    it('weekly_report names the week\'s days and the tools to call with them', async () => {
+      const lines = (await promptText('weekly_report', { week: '2026-W01' })).split('\n');
+      expect(lines[0]).toBe("Write the school's weekly report for 2026-W01 (Monday 2025-12-29 to Sunday 2026-01-04).");
+      expect(lines[1]).toBe('1. Call get_analytics with from "2025-12-29", to "2026-01-04" and interval "week": enrollments, revenue and active students.');
+      expect(lines[3]).toBe('3. Call list_orders (status "paid", then "refunded") and keep the orders paid between 2025-12-29 and 2026-01-04.');
+      expect(lines[4]).toBe('4. Call list_events for the events coming up next.');
+    });
+
+    it('weekly_report refuses a week its year does not have, and a value that is no ISO week, with -32602', async () => {
+      expect(await rpcError(client.getPrompt({ name: 'weekly_report', arguments: { week: '2021-W53' } }))).toEqual({ code: -32602, message: 'MCP error -32602: 2021-W53 is not a week of its year' });
+      expect((await rpcError(client.getPrompt({ name: 'weekly_report', arguments: { week: 'last week' } }))).code).toBe(-32602);
+      expect((await rpcError(client.getPrompt({ name: 'weekly_report', arguments: {} }))).code).toBe(-32602);
+    });
+
+    it('course_outline_from_syllabus points at the data model and the catalog tools, and quotes the syllabus', async () => {
+      const text = await promptText('course_outline_from_syllabus', { syllabus: 'Week 1: limits\nWeek 2: derivatives', level: 'beginner' });
+      const lines = text.split('\n');
+      expect(lines[0]).toBe('Draft a course outline from the syllabus below for the beginner level.');
+      expect(lines[1]).toBe('1. Read the resources lyceum://schema/courses, lyceum://schema/sections and lyceum://schema/lessons for the fields a course, a section and a lesson have.');
+      expect(lines[3]).toBe(
+        '3. Write the outline: title, summary (at most 500 characters), level (beginner, intermediate, advanced), then sections in order, each with lessons in order, every lesson with a title, a kind (video, text, quiz, assignment) and duration_minutes.',
+      );
+      expect(text.endsWith('\n\nSyllabus:\nWeek 1: limits\nWeek 2: derivatives')).toBe(true);
+      expect((await promptText('course_outline_from_syllabus', { syllabus: 'x' })).split('\n')[0]).toBe('Draft a course outline from the syllabus below.');
+    });
+
+    it('explain_course points at the course resource and get_course', async () => {
+      const id = seeded.courses.published[1]!;
+      const lines = (await promptText('explain_course', { course_id: id })).split('\n');
+      expect(lines[0]).toBe(`Explain the course ${id} to someone thinking of taking it.`);
+      expect(lines[1]).toBe(`Read the resource lyceum://courses/${id} (or call get_course with id "${id}"): its description, lecturers and curriculum outline.`);
     });
   });
 
