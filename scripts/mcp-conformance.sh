@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite's dns-rebinding-protection server
-# scenario against a real Lyceum server (`lyceum serve` on loopback, a fresh
-# SQLite file): a Host/Origin of evil.example.com must get a 4xx, the server's
-# own Host/Origin a 2xx. The suite comes from the npm registry, pinned, and
-# runs on Node.js 22 from the registry; the server runs on this machine's Node.
+# Runs the official MCP conformance suite's server scenarios that apply to
+# Lyceum against one real server (`lyceum serve` on loopback, a fresh SQLite
+# file): initialize, ping, tools/list, resources/list, prompts/list,
+# logging/setLevel, completion/complete and DNS-rebinding protection. The
+# suite's other scenarios call tools, prompts and resources of its own test
+# server (test_simple_text, test://static-text ...), which Lyceum does not have;
+# completion-complete does too, and is listed with its reason in
+# mcp-conformance-expected-failures.yml: the suite accepts its failure, and
+# fails the run if it passes or any other scenario fails.
+# The suite comes from the npm registry, pinned, and runs on Node.js 22 from
+# the registry; the server runs on this machine's Node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFORMANCE_VERSION=0.1.16
-SCENARIO=dns-rebinding-protection
+SCENARIOS="server-initialize ping tools-list resources-list prompts-list logging-set-level completion-complete dns-rebinding-protection"
 
 work="$(mktemp -d)"
 pid=""
@@ -26,8 +32,12 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-# The suite writes its results/ under the working directory: keep them out of the checkout.
-if ! (cd "$work" && npx -y -p node@22 -p "@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}" \
-  conformance server --url "http://127.0.0.1:$port/mcp" --scenario "$SCENARIO"); then
-  echo "MCP conformance ($SCENARIO) failed; the server's log:"; cat "$work/serve.log"; exit 1
+# One npx for every scenario (its start is most of a scenario's time); each
+# scenario runs on its own so that one failure does not hide the others. The
+# suite writes its results/ under the working directory: keep them out of the checkout.
+url="http://127.0.0.1:$port/mcp"
+baseline="$PWD/scripts/mcp-conformance-expected-failures.yml"
+run='failed=""; for s in '"$SCENARIOS"'; do conformance server --url "$URL" --scenario "$s" --expected-failures "$BASELINE" || failed="$failed $s"; done; [ -z "$failed" ] || { echo "failed:$failed"; exit 1; }'
+if ! (cd "$work" && URL="$url" BASELINE="$baseline" npx -y -p node@22 -p "@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}" -c "$run"); then
+  echo "MCP conformance failed; the server's log:"; cat "$work/serve.log"; exit 1
 fi
