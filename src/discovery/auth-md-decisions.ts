@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { boundToLoopback } from '../mcp/dns-rebinding.ts';
 import { MCP_PATH } from '../mcp/path.ts';
+import { RESOURCE_URIS } from '../mcp/resources.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
@@ -104,6 +105,7 @@ export function decisions(config: Config): string {
         `Every ${code(MCP_PATH)} answer, anonymous or not, carries \`Cache-Control: no-store\`.`,
         `${code(MCP_PATH)} refuses with 403 (a JSON-RPC error) a request whose \`Origin\` is not ${code(new URL(config.issuer).origin)}${config.mcpAllowedOrigins.length ? ` or ${config.mcpAllowedOrigins.map(code).join(', ')} (MCP_ALLOWED_ORIGINS)` : ' (MCP_ALLOWED_ORIGINS can add others)'}${boundToLoopback(config.host) ? `, and one whose \`Host\` is not ${code(new URL(config.issuer).host)} (the server listens on loopback only)` : ''}: DNS-rebinding protection. Requests without \`Origin\` are served.`,
         `The ${code(MCP_PATH)} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
+        `Resources (the data model as ${code(RESOURCE_URIS.schema('{area}'))}, ${code(RESOURCE_URIS.openapi)}, ${code(RESOURCE_URIS.auth)}, published courses as ${code(RESOURCE_URIS.courseTemplate)}), prompts, completion and \`logging/setLevel\` need no token, and a token never shows more through them: every caller reads them as an anonymous one, and a course that is not published is error -32002 (resource not found).`,
       ],
     ],
     [

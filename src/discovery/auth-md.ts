@@ -147,7 +147,7 @@ function challengeSection(issuer: string): string {
   return [
     'A request **without** an `Authorization` header is served as anonymous and is never challenged, so a client cannot discover the metadata by provoking a 401: read the well-known documents directly.',
     bullets([
-      'Anonymous request to an operation with a public view (catalog lists and records, `/mcp` catalog tools): served, published records and public fields only.',
+      'Anonymous request to an operation with a public view (catalog lists and records, `/mcp` catalog tools, resources and prompts): served, published records and public fields only.',
       'Anonymous request to a token-only operation: 401 `invalid_request`, **without** `WWW-Authenticate`; the `error_description` names the scopes needed and the metadata URL.',
       'Token without the scope, on an operation with a public view: served the public view, as anonymous would be.',
       'Invalid token (malformed, unknown, expired, revoked, bound to another resource): 401 `invalid_token` with a challenge, also where anonymous callers are served.',
