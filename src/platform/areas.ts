@@ -13,7 +13,8 @@ export interface AreaDef {
   /** One record, in plain words. */
   label: string;
   idPrefix: string;
-  readScope?: Scope;
+  /** Every area is readable through the API with this scope. */
+  readScope: Scope;
   /** Absent: read-only through the API. */
   writeScope?: Scope;
   fields: Fields;

@@ -46,37 +46,35 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
     const label = area.label;
     const noun = pascal(label);
 
-    if (area.readScope) {
-      const read = { scopes: [area.readScope], anonymousView: publicView };
-      declareRoute(app, deps, {
-        method: 'GET',
-        path: base,
-        operationId: `list${noun}s`,
-        ...read,
-        schema: {
-          tags,
-          summary: `List ${label}s`,
-          description: publicView ? `Anonymous callers and tokens without ${area.readScope} see published ${label}s, public fields only.` : `Needs ${area.readScope}.`,
-          querystring: listQuerySchema(area),
-          response: { 200: { type: 'object', properties: { data: { type: 'array', items: record }, next_cursor: { type: 'string' } } }, ...errors([400, 401, 403]) },
-        },
-      }, async (request) => {
-        const { limit, cursor, q, ...filters } = request.query as Record<string, string | number | undefined>;
-        return service.list(area, viewOf(area, request), {
-          ...(typeof limit === 'number' ? { limit } : {}),
-          ...(typeof cursor === 'string' ? { cursor } : {}),
-          ...(typeof q === 'string' ? { q } : {}),
-          filters: Object.fromEntries(Object.entries(filters).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
-        });
+    const read = { scopes: [area.readScope], anonymousView: publicView };
+    declareRoute(app, deps, {
+      method: 'GET',
+      path: base,
+      operationId: `list${noun}s`,
+      ...read,
+      schema: {
+        tags,
+        summary: `List ${label}s`,
+        description: publicView ? `Anonymous callers and tokens without ${area.readScope} see published ${label}s, public fields only.` : `Needs ${area.readScope}.`,
+        querystring: listQuerySchema(area),
+        response: { 200: { type: 'object', properties: { data: { type: 'array', items: record }, next_cursor: { type: 'string' } } }, ...errors([400, 401, 403]) },
+      },
+    }, async (request) => {
+      const { limit, cursor, q, ...filters } = request.query as Record<string, string | number | undefined>;
+      return service.list(area, viewOf(area, request), {
+        ...(typeof limit === 'number' ? { limit } : {}),
+        ...(typeof cursor === 'string' ? { cursor } : {}),
+        ...(typeof q === 'string' ? { q } : {}),
+        filters: Object.fromEntries(Object.entries(filters).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
       });
-      declareRoute(app, deps, {
-        method: 'GET',
-        path: `${base}/:id`,
-        operationId: `get${noun}`,
-        ...read,
-        schema: { tags, summary: `Read a ${label}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
-      }, async (request) => service.get(area, viewOf(area, request), (request.params as { id: string }).id));
-    }
+    });
+    declareRoute(app, deps, {
+      method: 'GET',
+      path: `${base}/:id`,
+      operationId: `get${noun}`,
+      ...read,
+      schema: { tags, summary: `Read a ${label}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
+    }, async (request) => service.get(area, viewOf(area, request), (request.params as { id: string }).id));
 
     if (area.writeScope) {
       const write = { scopes: [area.writeScope] };
