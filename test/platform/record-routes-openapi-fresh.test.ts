@@ -1,0 +1,117 @@
+/**
+ * What /openapi.json says about the generic record routes, written by hand
+ * for three kinds of area: a public one with enum and text filters
+ * (courses), one with a two-word label and no public view (curriculum
+ * sections), and one the API only reads (orders). Client generators name
+ * methods, parameters and models from this. The server is started inside
+ * the test, because the routes are declared while it is built.
+ */
+import { describe, expect, it } from 'vitest';
+import { readJson } from '../helpers/bearer.ts';
+import { startTestServer } from '../helpers/server.ts';
+
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: { in: string; name: string; required?: boolean; description?: string; schema: unknown }[];
+  security?: unknown;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+};
+
+const PAGING = [
+  { in: 'query', name: 'limit', required: false, description: 'Page size', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+  { in: 'query', name: 'cursor', required: false, description: 'next_cursor of the previous page', schema: { type: 'string', maxLength: 500 } },
+  { in: 'query', name: 'q', required: false, description: 'Text search', schema: { type: 'string', maxLength: 200 } },
+];
+const ID = [{ in: 'path', name: 'id', required: true, schema: { type: 'string', maxLength: 100 } }];
+
+describe('/openapi.json of the record routes', () => {
+  it('lists, reads, creates, changes and deletes each area under its own names', async () => {
+    const server = await startTestServer('sqlite');
+    try {
+      const res = await readJson(await fetch(`${server.issuer}/openapi.json`));
+      expect(res.status, res.text).toBe(200);
+      const paths = res.json.paths as Record<string, Record<string, Operation>>;
+      const op = (path: string, method: string) => {
+        const o = paths[path]?.[method];
+        if (!o) throw new Error(`no ${method} ${path}`);
+        return o;
+      };
+      const statuses = (o: Operation) => Object.keys(o.responses).sort();
+
+      // A public area: anonymous callers are allowed, filters come from the fields.
+      const listCourses = op('/api/v1/courses', 'get');
+      expect(listCourses).toMatchObject({
+        operationId: 'listCourses',
+        summary: 'List courses',
+        description: 'Anonymous callers and tokens without courses:read see published courses, public fields only.',
+        tags: ['courses'],
+        security: [{ lyceum_oauth: ['courses:read'] }, {}],
+      });
+      expect([...listCourses.parameters!].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+        ...PAGING,
+        { in: 'query', name: 'slug', required: false, description: 'Filter: URL name, unique; made from the title when absent', schema: { type: 'string', maxLength: 320 } },
+        { in: 'query', name: 'level', required: false, description: 'Filter: Level', schema: { type: 'string', enum: ['beginner', 'intermediate', 'advanced'] } },
+        { in: 'query', name: 'language', required: false, description: 'Filter: Language (BCP 47 tag)', schema: { type: 'string', maxLength: 320 } },
+        { in: 'query', name: 'status', required: false, description: 'Filter: draft, published or archived; only published ones are public', schema: { type: 'string', enum: ['draft', 'published', 'archived'] } },
+      ].sort((a, b) => a.name.localeCompare(b.name)));
+      expect(statuses(listCourses)).toEqual(['200', '400', '401', '403']);
+      const page = listCourses.responses['200']!.content!['application/json']!.schema;
+      expect(Object.keys(page)).toEqual(['type', 'properties']);
+      expect(page.type).toBe('object');
+      const pageProps = page.properties as Record<string, Record<string, unknown>>;
+      expect(Object.keys(pageProps)).toEqual(['data', 'next_cursor']);
+      expect(pageProps.next_cursor).toEqual({ type: 'string' });
+      expect(pageProps.data!.type).toBe('array');
+      expect(pageProps.data!.items).toMatchObject({ type: 'object', properties: { id: { type: 'string', description: 'Identifier' }, title: { type: 'string', description: 'Title' } } });
+      expect(listCourses.responses['401']).toMatchObject({ description: 'Error (401)' });
+
+      const getCourse = op('/api/v1/courses/{id}', 'get');
+      expect(getCourse).toMatchObject({ operationId: 'getCourse', summary: 'Read a course', tags: ['courses'], parameters: ID, security: [{ lyceum_oauth: ['courses:read'] }, {}] });
+      expect(statuses(getCourse)).toEqual(['200', '400', '401', '403', '404']);
+      expect(getCourse.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { slug: { type: 'string', description: 'URL name, unique; made from the title when absent' } } });
+
+      const createCourse = op('/api/v1/courses', 'post');
+      expect(createCourse).toMatchObject({ operationId: 'createCourse', summary: 'Create a course', tags: ['courses'], security: [{ lyceum_oauth: ['courses:write'] }] });
+      expect(statuses(createCourse)).toEqual(['201', '400', '401', '403', '409']);
+      expect(createCourse.responses['201']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { id: { type: 'string' } } });
+
+      const updateCourse = op('/api/v1/courses/{id}', 'patch');
+      expect(updateCourse).toMatchObject({ operationId: 'updateCourse', summary: 'Change a course', tags: ['courses'], parameters: ID, security: [{ lyceum_oauth: ['courses:write'] }] });
+      expect(statuses(updateCourse)).toEqual(['200', '400', '401', '403', '404', '409']);
+      expect(updateCourse.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { id: { type: 'string' } } });
+
+      const deleteCourse = op('/api/v1/courses/{id}', 'delete');
+      expect(deleteCourse).toMatchObject({ operationId: 'deleteCourse', summary: 'Delete a course', tags: ['courses'], parameters: ID, security: [{ lyceum_oauth: ['courses:write'] }] });
+      expect(statuses(deleteCourse)).toEqual(['204', '400', '401', '403', '404', '409']);
+      expect(deleteCourse.responses['204']).toEqual({ description: 'Deleted' });
+
+      // A two-word label makes one PascalCase noun; no public view, so no anonymous access.
+      const listSections = op('/api/v1/curriculum/sections', 'get');
+      expect(listSections).toMatchObject({
+        operationId: 'listCurriculumSections',
+        summary: 'List curriculum sections',
+        description: 'Needs curriculum:read.',
+        tags: ['sections'],
+        security: [{ lyceum_oauth: ['curriculum:read'] }],
+        parameters: [...PAGING, { in: 'query', name: 'course_id', required: false, description: 'Filter: Course it belongs to', schema: { type: 'string', maxLength: 320 } }],
+      });
+      expect({
+        get: op('/api/v1/curriculum/sections/{id}', 'get').operationId,
+        post: op('/api/v1/curriculum/sections', 'post').operationId,
+        patch: op('/api/v1/curriculum/sections/{id}', 'patch').operationId,
+        delete: op('/api/v1/curriculum/sections/{id}', 'delete').operationId,
+      }).toEqual({ get: 'getCurriculumSection', post: 'createCurriculumSection', patch: 'updateCurriculumSection', delete: 'deleteCurriculumSection' });
+      expect(op('/api/v1/membership-plans/{id}', 'get').summary).toBe('Read a membership plan');
+
+      // An area without a write scope is read-only.
+      expect(Object.keys(paths['/api/v1/orders']!)).toEqual(['get']);
+      expect(Object.keys(paths['/api/v1/orders/{id}']!)).toEqual(['get']);
+      expect(op('/api/v1/orders', 'get')).toMatchObject({ operationId: 'listOrders', summary: 'List orders', description: 'Needs orders:read.' });
+    } finally {
+      await server.close();
+    }
+  });
+});
