@@ -23,8 +23,8 @@ const NOT_JSON = Symbol('not-json');
  * token (the guard refuses those), count against their address.
  */
 function mcpClientKey(request: FastifyRequest): string {
-  const auth = request.headers.authorization;
-  const hash = auth === undefined ? undefined : bearerTokenHash(auth);
+  // No header reads as an empty one: neither is a bearer token.
+  const hash = bearerTokenHash(request.headers.authorization ?? '');
   return hash === undefined ? `mcp-ip:${request.ip}` : `mcp-token:${hash}`;
 }
 
@@ -80,7 +80,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       const caller = await authorizeRequest(
         {
           authorization: request.headers.authorization,
-          tokenInQuery: typeof request.query === 'object' && request.query !== null && 'access_token' in request.query,
+          // Fastify always parses the query string into an object.
+          tokenInQuery: 'access_token' in (request.query as object),
           required,
           resource: 'mcp',
           allowAnonymous: required.length === 0,
