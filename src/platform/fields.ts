@@ -3,7 +3,7 @@
  * JSON Schemas (input validation and /openapi.json), the public projection
  * for anonymous callers, filters, search and the row ↔ API mapping.
  */
-export type FieldType = 'string' | 'text' | 'integer' | 'boolean' | 'datetime' | 'enum' | 'email' | 'url' | 'color' | 'ref' | 'json';
+export type FieldType = 'string' | 'text' | 'integer' | 'boolean' | 'datetime' | 'enum' | 'email' | 'url' | 'ref' | 'json';
 
 export interface FieldDef {
   type: FieldType;
@@ -62,8 +62,6 @@ export function inputSchema(f: FieldDef): Record<string, unknown> {
       return { ...base, type: 'string', format: 'email', maxLength: 320 };
     case 'url':
       return { ...base, type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 };
-    case 'color':
-      return { ...base, type: 'string', pattern: '^#[0-9a-fA-F]{6}$' };
     case 'ref':
       return { ...base, type: 'string', minLength: 1, maxLength: 100 };
     case 'integer':
@@ -79,11 +77,11 @@ export function inputSchema(f: FieldDef): Record<string, unknown> {
   }
 }
 
-export function recordSchema(fields: Fields, only?: (f: FieldDef) => boolean): Record<string, unknown> {
+export function recordSchema(fields: Fields): Record<string, unknown> {
   const properties: Record<string, unknown> = {
     id: { type: 'string', description: 'Identifier' },
   };
-  for (const [name, f] of Object.entries(fields)) if (!only || only(f)) properties[name] = outputSchema(f);
+  for (const [name, f] of Object.entries(fields)) properties[name] = outputSchema(f);
   properties.created_at = { ...DATETIME, description: 'When it was created' };
   properties.updated_at = { ...DATETIME, description: 'When it was last changed' };
   return { type: 'object', properties };

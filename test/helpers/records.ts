@@ -146,8 +146,6 @@ export function sampleValue(name: string, f: FieldDef): unknown {
       return `${name}-${tag}@example.test`;
     case 'url':
       return `https://example.test/${tag}`;
-    case 'color':
-      return '#336699';
     case 'integer':
       return f.min ?? 1;
     case 'boolean':
