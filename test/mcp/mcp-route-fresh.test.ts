@@ -9,6 +9,7 @@ import { readJson } from '../helpers/bearer.ts';
 import { obtainTokens, startFlowServer } from '../helpers/flow.ts';
 import { mcpPost, rpc } from '../helpers/mcp.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { STORE_KINDS } from '../helpers/stores.ts';
 
 const NOT_ALLOWED = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' } };
 const TOO_MANY = { error: 'too_many_requests', error_description: 'Too many requests; slow down and retry later.' };
@@ -21,7 +22,7 @@ describe('/mcp routes', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('answer GET and DELETE with 405, stay out of /openapi.json, and rate-limit each client apart', async () => {
-    const server = await startFlowServer('sqlite', { RATE_LIMIT_MCP_PER_MINUTE: '2', TRUST_PROXY: 'true' });
+    const server = await startFlowServer(STORE_KINDS[0]!, { RATE_LIMIT_MCP_PER_MINUTE: '2', TRUST_PROXY: 'true' });
     try {
       for (const method of ['GET', 'DELETE']) {
         const res = await readJson(await fetch(`${server.issuer}/mcp`, { method, headers: { accept: 'application/json, text/event-stream' } }));
@@ -64,7 +65,7 @@ describe('/mcp routes', () => {
   it('answers a JSON-RPC internal error when the transport fails', async () => {
     const { StreamableHTTPServerTransport } = await loadMcpSdk();
     vi.spyOn(StreamableHTTPServerTransport.prototype, 'handleRequest').mockRejectedValueOnce(new Error('transport broke'));
-    const server = await startTestServer('sqlite');
+    const server = await startTestServer(STORE_KINDS[0]!);
     try {
       const res = await mcpPost(server.issuer, rpc('tools/list'));
       expect({ status: res.status, type: res.headers.get('content-type'), body: res.json }).toEqual({
