@@ -15,6 +15,11 @@ export interface SchoolSettings {
   contact_phone: string | null;
   legal_name: string | null;
   address: string | null;
+  /**
+   * MCP answers show students by stable pseudonyms instead of names and
+   * emails, for every agent, and a call cannot turn them off (src/mcp/pseudonyms.ts).
+   */
+  mcp_student_pseudonyms: boolean;
   /** null until the settings are first changed. */
   updated_at: string | null;
 }
@@ -31,6 +36,7 @@ export const SCHOOL_DEFAULTS: SchoolSettings = {
   contact_phone: null,
   legal_name: null,
   address: null,
+  mcp_student_pseudonyms: false,
   updated_at: null,
 };
 

@@ -162,6 +162,8 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       ['a contact_email that is no address', { contact_email: 'not-an-email' }],
       ['an http website', { website: 'http://acme.test' }],
       ['a website that is no URL', { website: 'acme' }],
+      ['an mcp_student_pseudonyms that is no boolean', { mcp_student_pseudonyms: 'true' }],
+      ['an mcp_student_pseudonyms of null', { mcp_student_pseudonyms: null }],
       ['an empty body', {}],
       ['only unknown fields', { colour: 'red' }],
       ['an array body', [{ name: 'X' }]],

@@ -25,6 +25,7 @@ const SCHOOL_SCHEMA = {
     contact_phone: { type: 'string', nullable: true, description: 'Contact phone (school:read)' },
     legal_name: { type: 'string', nullable: true, description: 'Registered legal name (school:read)' },
     address: { type: 'string', nullable: true, description: 'Postal address (school:read)' },
+    mcp_student_pseudonyms: { type: 'boolean', description: `MCP answers show students by stable pseudonyms instead of names and emails, and no call can turn that off (default ${SCHOOL_DEFAULTS.mcp_student_pseudonyms}; school:read)` },
     updated_at: { type: 'string', format: 'date-time', nullable: true, description: 'Last change; null while the defaults apply (school:read)' },
   },
 };
@@ -46,6 +47,7 @@ const SCHOOL_PATCH_SCHEMA = {
     contact_phone: { type: 'string', nullable: true, pattern: '^\\+?[0-9 ()./-]{3,40}$', description: 'Contact phone number' },
     legal_name: nullableString('Registered legal name', 200),
     address: nullableString('Postal address', 1000),
+    mcp_student_pseudonyms: { type: 'boolean', description: 'true: every MCP answer shows students by pseudonyms' },
   },
 };
 
