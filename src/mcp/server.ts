@@ -4,6 +4,7 @@ import { logError } from '../http/error-handler.ts';
 import { httpError, HttpError } from '../http/http-error.ts';
 import { answerSetLevel } from './logging.ts';
 import { registerPrompts } from './prompts.ts';
+import { pseudonymizeOption, withPseudonyms } from './pseudonymous-records.ts';
 import { registerResources, type McpDocuments } from './resources.ts';
 import { loadMcpSdk } from './sdk.ts';
 import type { ToolContext, ToolDef, Zod } from './tool.ts';
@@ -17,12 +18,15 @@ export function canUse(tool: ToolDef, ctx: ToolContext): boolean {
   return ctx.caller.kind === 'token' && tool.scopes.every((s) => (ctx.caller.kind === 'token' ? ctx.caller.scopes.has(s) : false));
 }
 
-/** Each tool's input shape, built once from the loaded zod and shared by every request's server. */
+/**
+ * Each tool's input shape, built once from the loaded zod and shared by every request's server,
+ * with the `pseudonymize` option every tool takes.
+ */
 const inputShapes = new WeakMap<ToolDef, z.ZodRawShape>();
 
 function inputShape(tool: ToolDef, zod: Zod): z.ZodRawShape {
   let shape = inputShapes.get(tool);
-  if (!shape) inputShapes.set(tool, (shape = tool.input(zod)));
+  if (!shape) inputShapes.set(tool, (shape = { ...tool.input(zod), pseudonymize: pseudonymizeOption(zod) }));
   return shape;
 }
 
@@ -50,7 +54,7 @@ export async function buildMcpServer(ctx: ToolContext, version: string, document
       // capability"; clients send logging/setLevel only to a server that declares it.
       capabilities: { logging: {} },
       instructions:
-        'Every tool is listed to every caller. Catalog tools need no sign-in. The others name the scopes they need: calling one without an OAuth access token for this MCP endpoint answers HTTP 401, and with a token that lacks a scope HTTP 403 naming the scopes to ask for; see /.well-known/oauth-protected-resource/mcp. Resources (the data model, the OpenAPI document, auth.md, published courses as lyceum://courses/{id}) are public and need no sign-in.',
+        'Every tool is listed to every caller. Catalog tools need no sign-in. The others name the scopes they need: calling one without an OAuth access token for this MCP endpoint answers HTTP 401, and with a token that lacks a scope HTTP 403 naming the scopes to ask for; see /.well-known/oauth-protected-resource/mcp. Resources (the data model, the OpenAPI document, auth.md, published courses as lyceum://courses/{id}) are public and need no sign-in. Every tool takes pseudonymize: true to show students by stable pseudonyms instead of names and emails; a school can make that the rule for every call.',
     },
   );
   // Every tool is listed to every caller, signed in or not, so that an agent
@@ -70,7 +74,8 @@ export async function buildMcpServer(ctx: ToolContext, version: string, document
         // server built for another caller from ever running a tool beyond its token.
         if (!canUse(tool, ctx)) return { content: [{ type: 'text' as const, text: `This tool needs the scope ${tool.scopes.join(' ')}.` }], isError: true };
         try {
-          const result = await withTimeout(tool.run(ctx, args as never), TOOL_TIMEOUT_MS);
+          const { pseudonymize, ...input } = args;
+          const result = await withTimeout(withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never)), TOOL_TIMEOUT_MS);
           return { content: [{ type: 'text' as const, text: result.text }], structuredContent: result.structured };
         } catch (err) {
           // As on every route, the client reads the description; a detail or a cause goes to the log only.

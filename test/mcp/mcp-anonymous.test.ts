@@ -111,9 +111,9 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       }
       // The shapes are built from zod when the first request loads it (src/mcp/tool.ts): each lists its fields.
       const search = tools.find((t) => t.name === 'search_courses')!;
-      expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'language', 'level', 'limit', 'query']);
+      expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'language', 'level', 'limit', 'pseudonymize', 'query']);
       expect(search.inputSchema.properties?.level).toMatchObject({ enum: ['beginner', 'intermediate', 'advanced'] });
-      expect(Object.keys(tools.find((t) => t.name === 'get_course')!.inputSchema.properties ?? {})).toEqual(['id']);
+      expect(Object.keys(tools.find((t) => t.name === 'get_course')!.inputSchema.properties ?? {})).toEqual(['id', 'pseudonymize']);
       expect(tools.find((t) => t.name === 'get_course')!.inputSchema.required).toEqual(['id']);
     });
 

@@ -174,9 +174,9 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
         expect(tool.description, tool.name).toContain(`(scope: ${write ? 'account:write' : 'account:read'})`);
         expect(tool.annotations?.readOnlyHint, tool.name).toBe(!write);
       }
-      expect(Object.keys(tools.find((t) => t.name === 'update_my_account')!.inputSchema.properties ?? {})).toEqual(['name']);
+      expect(Object.keys(tools.find((t) => t.name === 'update_my_account')!.inputSchema.properties ?? {})).toEqual(['name', 'pseudonymize']);
       expect(tools.find((t) => t.name === 'update_my_account')!.description).toMatch(/password/);
-      expect(Object.keys(tools.find((t) => t.name === 'list_my_orders')!.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit']);
+      expect(Object.keys(tools.find((t) => t.name === 'list_my_orders')!.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit', 'pseudonymize']);
     });
   });
 
