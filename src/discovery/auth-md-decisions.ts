@@ -5,6 +5,7 @@ import { RESOURCE_URIS } from '../mcp/resources.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
+import { API_PREFIX } from '../platform/routes/paths.ts';
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { bullets, code, duration } from './markdown.ts';
@@ -105,6 +106,7 @@ export function decisions(config: Config): string {
         `Every ${code(MCP_PATH)} answer, anonymous or not, carries \`Cache-Control: no-store\`.`,
         `${code(MCP_PATH)} refuses with 403 (a JSON-RPC error) a request whose \`Origin\` is not ${code(new URL(config.issuer).origin)}${config.mcpAllowedOrigins.length ? ` or ${config.mcpAllowedOrigins.map(code).join(', ')} (MCP_ALLOWED_ORIGINS)` : ' (MCP_ALLOWED_ORIGINS can add others)'}${boundToLoopback(config.host) ? `, and one whose \`Host\` is not ${code(new URL(config.issuer).host)} (the server listens on loopback only)` : ''}: DNS-rebinding protection. Requests without \`Origin\` are served.`,
         `The ${code(MCP_PATH)} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
+        `Every tool takes \`pseudonymize\` (boolean): \`true\` shows students by stable pseudonyms (\`Student 3F9A0C17B2\`, \`3f9a0c17b2@students.invalid\`) instead of names, emails and notes; ids stay real. The school setting \`mcp_student_pseudonyms\` (PATCH ${code(`${API_PREFIX}/school`)}) makes that the rule for every call, and \`false\` then does not lower it. While pseudonymized, searching students by name or email is a tool error, and a pseudonym sent back in a write is never stored.`,
         `Resources (the data model as ${code(RESOURCE_URIS.schema('{area}'))}, ${code(RESOURCE_URIS.openapi)}, ${code(RESOURCE_URIS.auth)}, published courses as ${code(RESOURCE_URIS.courseTemplate)}), prompts, completion and \`logging/setLevel\` need no token, and a token never shows more through them: every caller reads them as an anonymous one, and a course that is not published is error -32002 (resource not found).`,
       ],
     ],

@@ -190,6 +190,12 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
     });
   });
 
+  it('auth.md tells agents about the option and the school setting', async () => {
+    const md = await (await fetch(`${server.issuer}/auth.md`)).text();
+    expect(md).toContain('Every tool takes `pseudonymize` (boolean)');
+    expect(md).toContain('The school setting `mcp_student_pseudonyms` (PATCH `/api/v1/school`)');
+  });
+
   describe('the pseudonymizing view of the record service, on the real store', () => {
     const view = () => new PseudonymousRecords(server.deps, records, pseudonymsFor(server.deps.config));
 
