@@ -6,6 +6,8 @@
  * writes never stores a pseudonym.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -279,6 +281,21 @@ describe('where learners\' personal data is declared', () => {
       expect('publicRead' in area, name).toBe(false);
       expect(Object.values(area.fields).some((f) => f.public), name).toBe(false);
     }
+  });
+
+  it('no MCP source reads a learner area from the store past the record service', () => {
+    // The pseudonymizing view sees only what goes through ctx.records: a tool that reads
+    // students (or attendees, comments, form submissions) straight from the store would bypass it.
+    const dir = resolve(import.meta.dirname, '../../src/mcp');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const learnerNames = Object.keys(LEARNER_RULES).flatMap((n) => [`'${n}'`, `AREAS.${n}`]);
+    const offending = files.flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter((line) => /\bstore\.(records|users)\b/.test(line) && learnerNames.some((n) => line.includes(n)))
+        .map((line) => `${f}: ${line.trim()}`),
+    );
+    expect(offending).toEqual([]);
   });
 
   it('the pseudonymizing view overrides every method of RecordService but its private helpers', () => {
