@@ -12,6 +12,8 @@ const INSPECTOR = join(ROOT, 'node_modules/@modelcontextprotocol/inspector/clien
 /** The Inspector's own `engines` floor. */
 const INSPECTOR_NODE: [number, number] = [22, 19];
 const RUN_TIMEOUT_MS = 30_000;
+/** Fetching a Node.js through npx (on a Node.js older than the Inspector's floor) may take a while the first time. */
+const NODE_FETCH_TIMEOUT_MS = 120_000;
 
 // The client is what is under test, not the store: one store is enough.
 const kind = STORE_KINDS[0]!;
@@ -28,10 +30,10 @@ describe(`the MCP Inspector CLI (${kind})`, () => {
   let home: string;
 
   beforeAll(async () => {
-    [server, node] = await Promise.all([startFlowServer(kind), nodeAtLeast(INSPECTOR_NODE, 22)]);
+    [server, node] = await Promise.all([startFlowServer(kind), nodeAtLeast(INSPECTOR_NODE, 22, NODE_FETCH_TIMEOUT_MS)]);
     seeded = await seedSchool(server);
     home = mkdtempSync(join(tmpdir(), 'lyceum-inspector-'));
-  });
+  }, NODE_FETCH_TIMEOUT_MS + 30_000);
   afterAll(async () => {
     await killAllStarted();
     await server?.stop();
