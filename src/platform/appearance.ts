@@ -48,7 +48,8 @@ export class AppearanceService {
     return this.withEffectiveLogo(await this.read());
   }
 
-  async update(patch: AppearancePatch): Promise<Appearance & { effective_logo_url: string | null }> {
+  /** Applies a validated patch; with dryRun it is checked the same way and the result answered, not stored. */
+  async update(patch: AppearancePatch, opts: { dryRun?: boolean } = {}): Promise<Appearance & { effective_logo_url: string | null }> {
     const changes = Object.fromEntries(Object.entries(patch).filter(([k, v]) => k in APPEARANCE_DEFAULTS && k !== 'updated_at' && v !== undefined)) as AppearancePatch;
     if (Object.keys(changes).length === 0) throw new PlatformError('invalid_request', 'The body names no appearance setting to change');
     // One logo source at a time: setting either clears the other.
@@ -62,7 +63,7 @@ export class AppearanceService {
     if (changes.accent_color) changes.accent_color = changes.accent_color.toUpperCase();
     const now = this.deps.now();
     const next: Appearance = { ...(await this.read()), ...changes, updated_at: new Date(now).toISOString() };
-    await this.deps.store.settings.put(APPEARANCE_SETTINGS_KEY, next as unknown as Record<string, unknown>, now);
+    if (!opts.dryRun) await this.deps.store.settings.put(APPEARANCE_SETTINGS_KEY, next as unknown as Record<string, unknown>, now);
     return this.withEffectiveLogo(next);
   }
 

@@ -24,6 +24,11 @@ export interface ListParams {
   filters?: Record<string, string>;
 }
 
+/** `dryRun`: check everything the write would (references, unique values, existence) and answer what it would store, writing nothing. */
+export interface WriteOptions {
+  dryRun?: boolean;
+}
+
 export interface Page {
   data: Record<string, unknown>[];
   next_cursor?: string;
@@ -132,21 +137,28 @@ export class RecordService {
     return row;
   }
 
-  async create(area: AreaDef, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async create(area: AreaDef, input: Record<string, unknown>, opts: WriteOptions = {}): Promise<Record<string, unknown>> {
     const now = this.deps.now();
     const row: Row = { ...this.defaults(area), ...recordToRow(area.fields, input), id: `${area.idPrefix}_${randomBytes(9).toString('base64url')}`, created_at: now, updated_at: now };
     await this.derive(area, row);
     await this.checkReferences(area, row);
     const autoSlug = 'slug' in area.fields && !input.slug;
     if (autoSlug) row.slug = slugify(String(row.title ?? row.name ?? row.id));
-    await this.insertRow(area, row, autoSlug);
+    // A generated slug that is taken gets a suffix when stored, so only a given one can conflict.
+    if (opts.dryRun) await this.checkUnique(area, row, Object.keys(row).filter((c) => !(autoSlug && c === 'slug')));
+    else await this.insertRow(area, row, autoSlug);
     return rowToRecord(area.fields, row);
   }
 
-  async update(area: AreaDef, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async update(area: AreaDef, id: string, input: Record<string, unknown>, opts: WriteOptions = {}): Promise<Record<string, unknown>> {
     const patch: Row = { ...recordToRow(area.fields, input), updated_at: this.deps.now() };
     await this.derive(area, patch);
     await this.checkReferences(area, patch);
+    if (opts.dryRun) {
+      const row = { ...(await this.getRow(area, 'full', id)), ...patch };
+      await this.checkUnique(area, row, Object.keys(input), id);
+      return rowToRecord(area.fields, row);
+    }
     try {
       const row = await this.deps.store.records.update(area.name, id, patch);
       if (!row) throw notFound(area, id);
@@ -157,12 +169,14 @@ export class RecordService {
     }
   }
 
-  async delete(area: AreaDef, id: string): Promise<void> {
+  async delete(area: AreaDef, id: string, opts: WriteOptions = {}): Promise<void> {
     if (!(await this.deps.store.records.get(area.name, id))) throw notFound(area, id);
     for (const [table, column] of area.onDelete?.restrict ?? []) {
       const n = await this.deps.store.records.count(table, [[column, '=', id]]);
       if (n > 0) throw new PlatformError('conflict', `This ${area.label} still has ${n} ${table.replace(/_/g, ' ')}; remove them first`);
     }
+    // The records a delete cascades to restrict nothing themselves (areas.ts), so this is as far as a dry run checks.
+    if (opts.dryRun) return;
     for (const [table, column] of area.onDelete?.cascade ?? []) {
       const ids = await this.deps.store.records.select(table, ['id'], [[column, '=', id]]);
       const child = Object.values(AREAS).find((a) => a.name === table);
@@ -202,6 +216,20 @@ export class RecordService {
     }
   }
 
+  /**
+   * For a dry run, which writes nothing for the store's unique indexes to refuse: a unique
+   * value (or set of values) among `changed` that another record already holds is the
+   * same 409 conflict a real write would meet.
+   */
+  private async checkUnique(area: AreaDef, row: Row, changed: string[], self?: string): Promise<void> {
+    for (const unique of area.unique ?? []) {
+      const columns = unique.split(',');
+      if (!columns.some((c) => changed.includes(c)) || columns.some((c) => row[c] === null || row[c] === undefined)) continue;
+      const holders = await this.deps.store.records.select(area.name, ['id'], columns.map((c) => [c, '=', row[c]] as Condition));
+      if (holders.some((h) => h.id !== self)) throw conflict(area, changed);
+    }
+  }
+
   private async insertRow(area: AreaDef, row: Row, retrySlug: boolean): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
@@ -218,9 +246,10 @@ export class RecordService {
 }
 
 /** A unique value taken: the client reads which one; the store's own message goes to the log. */
-function conflict(area: AreaDef, fields: string[], cause: DuplicateError): PlatformError {
+function conflict(area: AreaDef, fields: string[], cause?: DuplicateError): PlatformError {
   const unique = (area.unique ?? []).filter((u) => u.split(',').some((c) => fields.includes(c)));
-  return new PlatformError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`).withDetail(describeCause(cause));
+  const error = new PlatformError('conflict', `Another ${area.label} already has this ${unique.join(' / ') || 'value'}`);
+  return cause ? error.withDetail(describeCause(cause)) : error;
 }
 
 export function slugify(text: string): string {

@@ -91,13 +91,16 @@ export class SchoolSettingsService {
     return projectSchool(await this.read(), full);
   }
 
-  /** Applies a validated patch; null clears an optional field. Last write wins between concurrent patches. */
-  async update(patch: SchoolPatch): Promise<SchoolSettings> {
+  /**
+   * Applies a validated patch; null clears an optional field. Last write wins between concurrent patches.
+   * With dryRun the patch is checked the same way and the result answered, not stored.
+   */
+  async update(patch: SchoolPatch, opts: { dryRun?: boolean } = {}): Promise<SchoolSettings> {
     const changes = Object.fromEntries(Object.entries(patch).filter(([k, v]) => k in SCHOOL_DEFAULTS && k !== 'updated_at' && v !== undefined));
     if (Object.keys(changes).length === 0) throw new PlatformError('invalid_request', 'The body names no setting to change');
     const now = this.deps.now();
     const next = { ...(await this.read()), ...checkPatch(changes), updated_at: new Date(now).toISOString() };
-    await this.deps.store.settings.put(SCHOOL_SETTINGS_KEY, next as unknown as Record<string, unknown>, now);
+    if (!opts.dryRun) await this.deps.store.settings.put(SCHOOL_SETTINGS_KEY, next as unknown as Record<string, unknown>, now);
     return next;
   }
 }
