@@ -61,7 +61,7 @@ async function prepareMcp(ctx: ServerContext): Promise<Prepared> {
   if (init.status !== 200) throw new Error(`MCP initialize failed (${init.status}): ${JSON.stringify(init.json)}`);
   const version = { 'mcp-protocol-version': String(init.json.result?.protocolVersion ?? params.protocolVersion) };
   const tools = ((await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? []);
-  const tool = tools.find((t) => t.name === 'search_courses') ?? tools[0];
+  const tool = tools.find((t) => t.name === 'list_courses') ?? tools[0];
   if (!tool) throw new Error('no anonymous MCP tool is listed');
   const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: tool.name, arguments: {} } });
   const verify = (answer: string) => answer.includes('"result"') && !answer.includes('"isError":true');

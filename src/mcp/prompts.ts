@@ -70,7 +70,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
         [
           `Draft a course outline from the syllabus below${level ? ` for the ${level} level` : ''}.`,
           `1. Read the resources ${RESOURCE_URIS.schema('courses')}, ${RESOURCE_URIS.schema('sections')} and ${RESOURCE_URIS.schema('lessons')} for the fields a course, a section and a lesson have.`,
-          '2. Call search_courses with the main subject of the syllabus: say whether a published course already covers it, and call get_course on the closest one to match its style.',
+          '2. Call list_courses (q) with the main subject of the syllabus: say whether a published course already covers it, and call get_course on the closest one to match its style.',
           `3. Write the outline: title, summary (at most 500 characters), level (${LEVELS.join(', ')}), then sections in order, each with lessons in order, every lesson with a title, a kind (${LESSON_KINDS.join(', ')}) and duration_minutes.`,
           '4. To change an existing course\'s title, summary, description or level, call update_course with dry_run true first and show the preview (it needs courses:write).',
           '',

@@ -19,15 +19,15 @@ export function canUse(tool: ToolDef, ctx: ToolContext): boolean {
 }
 
 /**
- * Each tool's input shape, built once from the loaded zod and shared by every request's server,
- * with the `pseudonymize` option every tool takes.
+ * Each tool's input and output shapes, built once from the loaded zod and shared by every
+ * request's server; the input gets the `pseudonymize` option every tool takes.
  */
-const inputShapes = new WeakMap<ToolDef, z.ZodRawShape>();
+const shapes = new WeakMap<ToolDef, { input: z.ZodRawShape; output: z.ZodRawShape }>();
 
-function inputShape(tool: ToolDef, zod: Zod): z.ZodRawShape {
-  let shape = inputShapes.get(tool);
-  if (!shape) inputShapes.set(tool, (shape = { ...tool.input(zod), pseudonymize: pseudonymizeOption(zod) }));
-  return shape;
+function shapesOf(tool: ToolDef, zod: Zod): { input: z.ZodRawShape; output: z.ZodRawShape } {
+  let built = shapes.get(tool);
+  if (!built) shapes.set(tool, (built = { input: { ...tool.input(zod), pseudonymize: pseudonymizeOption(zod) }, output: tool.output(zod) }));
+  return built;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -66,8 +66,9 @@ export async function buildMcpServer(ctx: ToolContext, version: string, document
       {
         title: tool.title,
         description: tool.scopes.length ? `${tool.description} (scope: ${tool.scopes.join(' ')})` : tool.description,
-        inputSchema: inputShape(tool, zod),
-        annotations: { readOnlyHint: tool.readOnly, openWorldHint: false },
+        inputSchema: shapesOf(tool, zod).input,
+        outputSchema: shapesOf(tool, zod).output,
+        annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, idempotentHint: tool.idempotent ?? tool.readOnly, openWorldHint: false },
       },
       async (args: Record<string, unknown>) => {
         // The guard has already answered 401 or 403 to a call without the scopes; this keeps a

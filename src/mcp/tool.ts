@@ -33,13 +33,29 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   description: string;
   scopes: readonly Scope[];
   /**
+   * Scopes the tool does not need but shows more with (the full view of an
+   * area that anyone may read): listed in the MCP protected-resource metadata
+   * with `scopes`, so a client that asks for them all gets that view.
+   */
+  optionalScopes?: readonly Scope[];
+  /**
    * The input's shape, built from the zod it is given. zod is loaded with the
    * MCP SDK on the first /mcp request (sdk.ts), so the tools, which the
    * server lists at start for their scopes, keep it out of every start.
    */
   input: (zod: Zod) => Shape;
+  /**
+   * The shape of the structured content every successful call answers, built
+   * the same way. It is listed as the tool's outputSchema, and the SDK checks
+   * each answer against it.
+   */
+  output: (zod: Zod) => z.ZodRawShape;
   /** Read-only tools are marked so clients may call them without confirmation. */
   readOnly: boolean;
+  /** A write that removes something (MCP destructiveHint); absent: false. */
+  destructive?: boolean;
+  /** Calling it again with the same arguments changes nothing more (MCP idempotentHint); absent: as readOnly. */
+  idempotent?: boolean;
   run(ctx: ToolContext, args: z.infer<z.ZodObject<Shape>>): Promise<ToolResult>;
 }
 

@@ -185,6 +185,14 @@ export async function seedSchool(server: TestServer): Promise<Seeded> {
   return { lecturers, courses, plans, products, events, posts, students, orders, draftWord };
 }
 
+/** The scopes the tools need or show more with, as the PRM of /mcp lists them. */
+export const MCP_SCOPES = [
+  'account:read', 'account:write', 'analytics:read', 'appearance:write', 'comments:read', 'coupons:read', 'coupons:write', 'courses:read', 'courses:write',
+  'curriculum:read', 'curriculum:write', 'digital_products:read', 'digital_products:write', 'events:read', 'events:write', 'forms:read', 'lecturers:read',
+  'lecturers:write', 'members:read', 'members:write', 'membership_plans:read', 'membership_plans:write', 'orders:read', 'pages:read', 'pages:write',
+  'posts:read', 'posts:write', 'school:read', 'school:write', 'students:read', 'students:write', 'subscriptions:read', 'subscriptions:write',
+];
+
 /** Every scope the MCP tools declare, as the PRM for /mcp lists them. */
 export async function mcpPrm(issuer: string): Promise<{ resource: string; authorization_servers: string[]; scopes_supported: string[] }> {
   const res = await fetch(`${issuer}/.well-known/oauth-protected-resource/mcp`);

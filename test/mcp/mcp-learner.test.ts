@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AREAS } from '../../src/platform/areas.ts';
 import { parseChallenge } from '../helpers/bearer.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import { insertRecord, mcpPost, recordingFetch, seedSchool, toolCall, type Seeded } from '../helpers/mcp.ts';
+import { insertRecord, MCP_SCOPES, mcpPost, recordingFetch, seedSchool, toolCall, type Seeded } from '../helpers/mcp.ts';
 import { InMemoryOAuthProvider } from '../helpers/mcp-oauth-provider.ts';
 import { freePort } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
@@ -145,12 +145,12 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
   describe('OAuth with the SDK\'s own flow', () => {
     it('the PRM of /mcp lists account:read and account:write beside the staff tools\' scopes', async () => {
       const prm = (await (await fetch(`${server.issuer}/.well-known/oauth-protected-resource/mcp`)).json()) as { scopes_supported: string[] };
-      expect([...prm.scopes_supported].sort()).toEqual(['account:read', 'account:write', 'analytics:read', 'courses:write', 'orders:read', 'students:read']);
+      expect([...prm.scopes_supported].sort()).toEqual(MCP_SCOPES);
     });
 
     it('a student\'s client asks for every scope the PRM lists and gets a token with account:read account:write only', () => {
       for (const c of [adaMcp, benMcp]) {
-        expect(c.authorizationUrl.searchParams.get('scope')?.split(' ').sort()).toEqual(['account:read', 'account:write', 'analytics:read', 'courses:write', 'orders:read', 'students:read']);
+        expect(c.authorizationUrl.searchParams.get('scope')?.split(' ').sort()).toEqual(MCP_SCOPES);
         expect(c.provider.tokens()?.scope).toBe('account:read account:write');
       }
     });

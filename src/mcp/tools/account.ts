@@ -18,6 +18,24 @@ const page = (z: Zod, fallback: number) => ({
   cursor: z.string().max(500).optional().describe('next_cursor from a previous call, to get the next page'),
 });
 
+/** The account as get_my_account and update_my_account answer it. */
+const accountOutput = (z: Zod) => ({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  student: z.looseObject({ id: z.string() }).nullable().describe('Your student record at this school with counts, or null'),
+});
+
+/** A page of the caller's own records: their student id (null without a student record) and the items. */
+const mineOutput = (z: Zod, key: string) => ({
+  student_id: z.string().nullable(),
+  [key]: z.array(z.looseObject({ id: z.string() })),
+  next_cursor: z.string().optional(),
+});
+
 const NO_STUDENT = 'Your account has no student record at this school (none is linked to it or has its email), so there is nothing to list.';
 
 /** The caller's user id; the bearer guard has already refused a call without a token. */
@@ -63,6 +81,7 @@ export const getMyAccount = defineTool({
   scopes: ['account:read'],
   readOnly: true,
   input: () => ({}),
+  output: accountOutput,
   async run(ctx) {
     const me = await account(ctx).summary(userIdOf(ctx));
     const s = me.student;
@@ -81,6 +100,7 @@ export const listMyEnrollments = defineTool({
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
+  output: (z) => mineOutput(z, 'enrollments'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('enrollments');
@@ -105,6 +125,7 @@ export const listMyOrders = defineTool({
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
+  output: (z) => mineOutput(z, 'orders'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('orders');
@@ -123,6 +144,7 @@ export const listMySubscriptions = defineTool({
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
+  output: (z) => mineOutput(z, 'subscriptions'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('subscriptions');
@@ -177,6 +199,7 @@ export const listMyLessons = defineTool({
     course_id: z.string().min(1).max(100).optional().describe('Only the lessons of this course (one you are enrolled in)'),
     ...page(z, 20),
   }),
+  output: (z) => mineOutput(z, 'lessons'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('lessons');
@@ -246,6 +269,7 @@ export const updateMyAccount = defineTool({
   scopes: ['account:write'],
   readOnly: false,
   input: (z) => ({ name: z.string().min(1).max(200).describe('Your new display name') }),
+  output: accountOutput,
   async run(ctx, args) {
     const service = account(ctx);
     const userId = userIdOf(ctx);

@@ -13,6 +13,19 @@ export const getAnalytics = defineTool({
     to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('Last day, YYYY-MM-DD (default: today)'),
     interval: z.enum(['month', 'week']).default('month'),
   }),
+  output: (z) => {
+    const points = (key: string) => z.array(z.object({ period: z.string(), [key]: z.number().int() }));
+    return {
+      currency: z.string(),
+      interval: z.enum(['month', 'week']),
+      from: z.string(),
+      to: z.string(),
+      enrollments: points('count'),
+      revenue: points('total_cents'),
+      active_students: points('count'),
+      totals: z.object({ students: z.number().int(), courses_published: z.number().int(), enrollments: z.number().int(), revenue_cents: z.number().int(), active_subscriptions: z.number().int() }),
+    };
+  },
   async run(ctx, args) {
     const report = await new AnalyticsService(ctx.deps).report({
       interval: args.interval,

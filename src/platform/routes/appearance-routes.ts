@@ -10,7 +10,7 @@ import { sendFile } from './send-file.ts';
 
 const COLOR = { type: 'string', pattern: '^#[0-9A-Fa-f]{6}$' };
 
-const APPEARANCE_SCHEMA = {
+export const APPEARANCE_SCHEMA = {
   type: 'object',
   description: "The school's look; public",
   properties: {
@@ -25,7 +25,7 @@ const APPEARANCE_SCHEMA = {
 };
 
 /** No `default` keywords: the validator would fill them in and reset fields on PATCH. */
-const APPEARANCE_PATCH_SCHEMA = {
+export const APPEARANCE_PATCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,

@@ -16,7 +16,7 @@ const PUBLIC_PROPERTIES = {
   website: { type: 'string', nullable: true, description: 'Public website' },
 };
 
-const SCHOOL_SCHEMA = {
+export const SCHOOL_SCHEMA = {
   type: 'object',
   description: 'The school. Anonymous callers and tokens without school:read see name, description, locale, currency, timezone and website only.',
   properties: {
@@ -31,7 +31,7 @@ const SCHOOL_SCHEMA = {
 };
 
 /** No `default` keywords here: the validator would fill them in and a PATCH would reset fields. */
-const SCHOOL_PATCH_SCHEMA = {
+export const SCHOOL_PATCH_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,

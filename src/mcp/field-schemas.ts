@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import { inputSchema, outputSchema, type FieldDef, type Fields } from '../platform/fields.ts';
+import { fromOpenApiSchema } from './json-schema.ts';
+import type { Zod } from './tool.ts';
+
+/**
+ * The one mapping from a field declaration to the zod schemas of the MCP
+ * tools. It goes through the JSON Schemas /api/v1 validates bodies with and
+ * documents (fields.ts), so a tool accepts what the REST body accepts: the
+ * same types, lengths, bounds, enums and nullability, stated once.
+ */
+const fromSchema = (zod: Zod, schema: Record<string, unknown>): z.ZodType => zod.fromJSONSchema(fromOpenApiSchema(schema) as Parameters<Zod['fromJSONSchema']>[0]);
+
+/** A field as create and update tools take it: an optional field may be null, which clears it. */
+export function fieldInput(zod: Zod, f: FieldDef): z.ZodType {
+  return fromSchema(zod, inputSchema(f));
+}
+
+/**
+ * A field as answers show it. Every field may be missing (a public view, a
+ * `fields` selection) and an optional one may be null, whatever its type.
+ */
+export function fieldOutput(zod: Zod, f: FieldDef): z.ZodType {
+  return fromSchema(zod, { ...outputSchema(f), ...(f.required ? {} : { nullable: true }) }).optional();
+}
+
+/** A record as answers show it: id, the area's fields and its times. */
+export function recordOutput(zod: Zod, fields: Fields): z.ZodType {
+  const shape: Record<string, z.ZodType> = { id: zod.string() };
+  for (const [name, f] of Object.entries(fields)) shape[name] = fieldOutput(zod, f);
+  shape.created_at = zod.string().optional();
+  shape.updated_at = zod.string().optional();
+  return zod.object(shape);
+}
+
+/**
+ * The properties of an object's JSON Schema (a route's body or response
+ * schema) as a tool's shape, each optional: the settings tools take and
+ * answer exactly what their REST routes do.
+ */
+export function propertiesShape(zod: Zod, schema: { properties: Record<string, unknown> }): z.ZodRawShape {
+  return Object.fromEntries(Object.entries(schema.properties).map(([name, s]) => [name, fromSchema(zod, s as Record<string, unknown>).optional()]));
+}
