@@ -9,7 +9,14 @@ import type { Zod } from './tool.ts';
  * documents (fields.ts), so a tool accepts what the REST body accepts: the
  * same types, lengths, bounds, enums and nullability, stated once.
  */
-const fromSchema = (zod: Zod, schema: Record<string, unknown>): z.ZodType => zod.fromJSONSchema(fromOpenApiSchema(schema) as Parameters<Zod['fromJSONSchema']>[0]);
+function fromSchema(zod: Zod, schema: Record<string, unknown>): z.ZodType {
+  // OpenAPI 3.0's `nullable` becomes zod's own, which lists as "this or null" rather than a union of every enum value and type.
+  // The description goes on the whole, where clients read it.
+  const { nullable, description, ...rest } = schema;
+  const converted = zod.fromJSONSchema(fromOpenApiSchema(rest) as Parameters<Zod['fromJSONSchema']>[0]);
+  const whole = nullable === true ? converted.nullable() : converted;
+  return typeof description === 'string' ? whole.describe(description) : whole;
+}
 
 /** A field as create and update tools take it: an optional field may be null, which clears it. */
 export function fieldInput(zod: Zod, f: FieldDef): z.ZodType {

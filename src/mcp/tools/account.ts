@@ -268,6 +268,7 @@ export const updateMyAccount = defineTool({
     'Changes your display name; nothing else. A password change is not offered here: it needs your current password, which is typed in the browser or sent by your own app to PATCH /api/v1/account, never handed to an agent.',
   scopes: ['account:write'],
   readOnly: false,
+  idempotent: true,
   input: (z) => ({ name: z.string().min(1).max(200).describe('Your new display name') }),
   output: accountOutput,
   async run(ctx, args) {
