@@ -2,6 +2,7 @@ import type { Config } from '../config/index.ts';
 import { boundToLoopback } from '../mcp/dns-rebinding.ts';
 import { MCP_PATH } from '../mcp/path.ts';
 import { RESOURCE_URIS } from '../mcp/resources.ts';
+import { LIST_DEFAULT, LIST_MAX } from '../mcp/tools/records.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
 import { PREFIX } from '../oauth/tokens/secrets.ts';
@@ -107,6 +108,7 @@ export function decisions(config: Config): string {
         `${code(MCP_PATH)} refuses with 403 (a JSON-RPC error) a request whose \`Origin\` is not ${code(new URL(config.issuer).origin)}${config.mcpAllowedOrigins.length ? ` or ${config.mcpAllowedOrigins.map(code).join(', ')} (MCP_ALLOWED_ORIGINS)` : ' (MCP_ALLOWED_ORIGINS can add others)'}${boundToLoopback(config.host) ? `, and one whose \`Host\` is not ${code(new URL(config.issuer).host)} (the server listens on loopback only)` : ''}: DNS-rebinding protection. Requests without \`Origin\` are served.`,
         `The ${code(MCP_PATH)} rate limit counts per access token, however the \`Authorization\` header spells it (\`Bearer\` in any case, extra spaces); anonymous callers count per address.`,
         `Every tool takes \`pseudonymize\` (boolean): \`true\` shows students by stable pseudonyms (\`Student 3F9A0C17B2\`, \`3f9a0c17b2@students.invalid\`) instead of names, emails and notes; ids stay real. The school setting \`mcp_student_pseudonyms\` (PATCH ${code(`${API_PREFIX}/school`)}) makes that the rule for every call, and \`false\` then does not lower it. While pseudonymized, searching students by name or email is a tool error, and a pseudonym sent back in a write is never stored.`,
+        `Every area of ${code(API_PREFIX)} has tools, named from it: \`list_<area>\` (the area's name, e.g. \`list_membership_plans\`: \`q\` where it has search fields, its filters, \`cursor\`, \`limit\` of at most ${LIST_MAX} with ${LIST_DEFAULT} by default, and \`fields\` to choose what comes back; long text is left out of lists unless named there) and \`get_<record>\` (e.g. \`get_membership_plan\`), and for a writable area \`create_<record>\`, \`update_<record>\` and \`delete_<record>\`, with the REST operation's scope and checks. Every write tool takes \`dry_run: true\`: checked as the real write, answered with what would be stored, nothing written.`,
         `Resources (the data model as ${code(RESOURCE_URIS.schema('{area}'))}, ${code(RESOURCE_URIS.openapi)}, ${code(RESOURCE_URIS.auth)}, published courses as ${code(RESOURCE_URIS.courseTemplate)}), prompts, completion and \`logging/setLevel\` need no token, and a token never shows more through them: every caller reads them as an anonymous one, and a course that is not published is error -32002 (resource not found).`,
       ],
     ],
