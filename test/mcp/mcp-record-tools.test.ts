@@ -180,7 +180,12 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
   });
 
   it('names the scope in the description of scoped tools, and says the public lists need none', () => {
-    for (const [tool, , scope] of SCOPE_SAMPLES) expect(tools.find((t) => t.name === tool)!.description, tool).toContain(`(scope: ${scope})`);
+    for (const [tool, , scope] of SCOPE_SAMPLES) {
+      const description = tools.find((t) => t.name === tool)!.description!;
+      expect(description, tool).toContain(`(scope: ${scope})`);
+      // Named once, by the server: a description does not repeat it.
+      expect(description.split(scope.split(' ')[0]!).length - 1, tool).toBe(1);
+    }
     for (const [tool] of PUBLIC_LISTS) {
       const description = tools.find((t) => t.name === tool)!.description!;
       expect(description, tool).toMatch(/No scope needed/);
@@ -379,6 +384,9 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
       sizes.push([tool.name, Buffer.byteLength(JSON.stringify(result))]);
     }
     sizes.sort((x, y) => y[1] - x[1]);
+    const started = performance.now();
+    const listing = await staff.listTools();
+    console.log(`tools/list: ${listing.tools.length} tools, ${Buffer.byteLength(JSON.stringify(listing))} bytes, ${Math.round(performance.now() - started)} ms`);
     console.log(`largest default list answers (bytes): ${sizes.slice(0, 3).map(([n, b]) => `${n} ${b}`).join(', ')}`);
     expect(sizes[0]![1], sizes[0]![0]).toBeLessThanOrEqual(16 * 1024);
   });

@@ -5,7 +5,7 @@ import { defineTool } from '../tool.ts';
 export const getAnalytics = defineTool({
   name: 'get_analytics',
   title: 'School analytics',
-  description: 'Enrollments, revenue and active students per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics). Needs analytics:read.',
+  description: 'Enrollments, revenue and active students per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics).',
   scopes: ['analytics:read'],
   readOnly: true,
   input: (z) => ({

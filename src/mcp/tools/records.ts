@@ -41,11 +41,14 @@ const fieldsInput = (zod: Zod, area: AreaDef) =>
     .optional()
     .describe('Only these fields in the answer (id is always there)');
 
-/** Who may read: the area's read scope, or anyone for the public view of an area with one. */
+/**
+ * Who may read an area anyone may read, and what they see. (A tool that needs scopes has them
+ * named by the server, after its description.)
+ */
 function readers(area: AreaDef): string {
   return area.publicRead
-    ? `No scope needed: without ${area.readScope} it shows ${area.publicRead.published ? 'published ' : ''}${area.label}s${area.publicRead.upcoming ? ' still to come' : ''} with their public fields only; with ${area.readScope} all of them, every field.`
-    : `Needs ${area.readScope}.`;
+    ? ` No scope needed: without ${area.readScope} it shows ${area.publicRead.published ? 'published ' : ''}${area.label}s${area.publicRead.upcoming ? ' still to come' : ''} with their public fields only; with ${area.readScope} all of them, every field.`
+    : '';
 }
 
 function readView(ctx: ToolContext, area: AreaDef) {
@@ -62,7 +65,7 @@ function listTool(area: AreaDef): ToolDef {
   return defineTool({
     name: `list_${area.name}`,
     title: `List ${area.label}s`,
-    description: `Lists ${area.label}s, ${LIST_DEFAULT} at a time by default, oldest first${area.sort ? ` by ${area.sort}` : ''}${searchable.length ? `; q searches ${searchable.join(', ')}` : ''}${filters.length ? `; filters: ${filters.map(([n]) => n).join(', ')}` : ''}. Long text fields are left out unless named in fields. ${readers(area)}`,
+    description: `Lists ${area.label}s, ${LIST_DEFAULT} at a time by default, oldest first${area.sort ? ` by ${area.sort}` : ''}${searchable.length ? `; q searches ${searchable.join(', ')}` : ''}${filters.length ? `; filters: ${filters.map(([n]) => n).join(', ')}` : ''}. Long text fields are left out unless named in fields.${readers(area)}`,
     scopes: area.publicRead ? [] : [area.readScope],
     optionalScopes: area.publicRead ? [area.readScope] : [],
     readOnly: true,
@@ -104,7 +107,7 @@ function getTool(area: AreaDef): ToolDef {
   return defineTool({
     name: `get_${key}`,
     title: `Get a ${area.label}`,
-    description: `One ${area.label} by id, every field unless fields names some. ${readers(area)}`,
+    description: `One ${area.label} by id, every field unless fields names some.${readers(area)}`,
     scopes: area.publicRead ? [] : [area.readScope],
     optionalScopes: area.publicRead ? [area.readScope] : [],
     readOnly: true,

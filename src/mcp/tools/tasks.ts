@@ -49,7 +49,7 @@ export const getSchoolSummary = defineTool({
   name: 'get_school_summary',
   title: 'School summary',
   description:
-    'The school at a glance: courses by status, students, enrollments, orders paid this month (UTC) and their revenue, and published events still to come. Needs courses:read, students:read, orders:read and events:read.',
+    'The school at a glance: courses by status, students, enrollments, orders paid this month (UTC) and their revenue, and published events still to come.',
   scopes: ['courses:read', 'students:read', 'orders:read', 'events:read'],
   readOnly: true,
   input: () => ({}),
