@@ -224,7 +224,8 @@ export class RecordService {
   private async checkUnique(area: AreaDef, row: Row, changed: string[], self?: string): Promise<void> {
     for (const unique of area.unique ?? []) {
       const columns = unique.split(',');
-      if (!columns.some((c) => changed.includes(c)) || columns.some((c) => row[c] === null || row[c] === undefined)) continue;
+      if (!columns.some((c) => changed.includes(c))) continue;
+      // A null matches nothing here, as in a unique index.
       const holders = await this.deps.store.records.select(area.name, ['id'], columns.map((c) => [c, '=', row[c]] as Condition));
       if (holders.some((h) => h.id !== self)) throw conflict(area, changed);
     }

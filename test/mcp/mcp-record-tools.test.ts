@@ -339,6 +339,8 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
       const preview = await ok('create_course', { title: course.title, dry_run: true });
       expect((preview.course as Row).slug).toBe(course.slug);
       expect(await refused('create_course', { title: 'Other', slug: course.slug, dry_run: true })).toBe('Another course already has this slug');
+      // A cleared unique value matches no other record's, as in the unique index.
+      expect(await ok('update_course', { id: course.id, slug: null, dry_run: true })).toMatchObject({ changed: ['slug'], course: { slug: null } });
     });
 
     it('update: shows the change and what changed, and stores nothing; its errors are the real ones', async () => {
