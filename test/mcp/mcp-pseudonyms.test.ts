@@ -70,7 +70,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
   });
 
   const listStudents = async (args: Record<string, unknown> = {}, client = mcp.client) => {
-    const result = (await client.callTool({ name: 'list_students', arguments: { limit: 50, ...args } })) as CallResult;
+    const result = (await client.callTool({ name: 'list_students', arguments: { limit: 50, fields: ['name', 'email', 'status', 'notes'], ...args } })) as CallResult;
     expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
     return { rows: result.structuredContent!.students as Record<string, unknown>[], text: result.content.map((c) => c.text ?? '').join('\n') };
   };
@@ -106,7 +106,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
     const { rows, text } = await listStudents();
     for (const s of students) {
       expect(byId(rows).get(s.id)).toMatchObject({ name: s.name, email: s.email, notes: s.notes });
-      expect(text).toContain(`${s.name} <${s.email}>`);
+      expect(text).toContain(`${s.name} <${s.email}> (id ${s.id}, active)`);
     }
   });
 
@@ -125,7 +125,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
       expect(row.email).toBe(`${String(row.name).slice('Student '.length).toLowerCase()}@students.invalid`);
       expect(row.notes).toBe(WITHHELD);
       expect(row).toMatchObject({ id: s.id, status: 'active' });
-      expect(text).toContain(`${String(row.name)} <${String(row.email)}> (active) id ${s.id}`);
+      expect(text).toContain(`${String(row.name)} <${String(row.email)}> (id ${s.id}, active)`);
     }
   });
 
@@ -151,12 +151,12 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
 
   it('a search by name while pseudonymized is refused, so a real name cannot be guessed letter by letter', async () => {
     const before = mcp.bodies.length;
-    const result = (await mcp.client.callTool({ name: 'list_students', arguments: { query: 'Ada', pseudonymize: true } })) as CallResult;
+    const result = (await mcp.client.callTool({ name: 'list_students', arguments: { q: 'Ada', pseudonymize: true } })) as CallResult;
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([{ type: 'text', text: 'student records cannot be searched by name or email while learners are shown by pseudonyms' }]);
     expectNoPersonalData(mcp.bodies.slice(before).join('\n'));
     // Without pseudonyms the same search finds her.
-    expect((await listStudents({ query: 'Adaeze' })).rows.map((r) => r.name)).toEqual(['Adaeze Quinnell']);
+    expect((await listStudents({ q: 'Adaeze' })).rows.map((r) => r.name)).toEqual(['Adaeze Quinnell']);
   });
 
   describe('the school setting mcp_student_pseudonyms', () => {
@@ -299,7 +299,7 @@ describe('where learners\' personal data is declared', () => {
   });
 
   it('the pseudonymizing view overrides every method of RecordService but its private helpers', () => {
-    const PRIVATE_HELPERS = ['defaults', 'derive', 'checkReferences', 'insertRow'];
+    const PRIVATE_HELPERS = ['defaults', 'derive', 'checkReferences', 'checkUnique', 'insertRow'];
     const methods = Object.getOwnPropertyNames(RecordService.prototype).filter((m) => m !== 'constructor' && !PRIVATE_HELPERS.includes(m));
     expect(methods.filter((m) => !Object.getOwnPropertyNames(PseudonymousRecords.prototype).includes(m))).toEqual([]);
   });

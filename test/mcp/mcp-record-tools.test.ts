@@ -173,7 +173,7 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
     const update = tools.find((t) => t.name === 'update_course')!.inputSchema as { required?: string[] };
     expect(update.required).toEqual(['id']);
     const list = tools.find((t) => t.name === 'list_students')!.inputSchema as { properties: Record<string, Row> };
-    expect(Object.keys(list.properties).sort()).toEqual(['cursor', 'email', 'fields', 'limit', 'q', 'status']);
+    expect(Object.keys(list.properties).sort()).toEqual(['cursor', 'email', 'fields', 'limit', 'pseudonymize', 'q', 'status']);
     expect(list.properties.limit).toMatchObject({ default: 10, maximum: 50 });
     // No search field, no q.
     expect(tools.find((t) => t.name === 'list_orders')!.inputSchema.properties).not.toHaveProperty('q');

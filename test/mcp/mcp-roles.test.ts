@@ -77,11 +77,13 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
     expect(parseChallenge(res.headers.get('www-authenticate')).params).toMatchObject({ error: 'insufficient_scope', scope });
   }
 
-  it('staff (an admin): the client asks for every scope the PRM lists and is granted all of them; list_students and list_orders answer', async () => {
+  it('staff (an admin): the client asks for every scope the PRM lists and is granted all but members:write; list_students and list_orders answer', async () => {
     const admin = await connectAs('admin');
     expect(sorted(admin.authorizationUrl.searchParams.get('scope')!)).toEqual([...scopesSupported].sort());
     expect(scopesSupported).toEqual(expect.arrayContaining(['students:read', 'orders:read', 'analytics:read', 'courses:write']));
-    expect(sorted(admin.provider.tokens()!.scope)).toEqual([...scopesSupported].sort());
+    // Only the owner may change who the team is.
+    expect(sorted(admin.provider.tokens()!.scope)).toEqual(scopesSupported.filter((s) => s !== 'members:write').sort());
+    expect(scopesSupported).toContain('members:write');
     const students = await call(admin, 'list_students', { limit: 50 });
     expect((students.students as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
     const orders = await call(admin, 'list_orders');
@@ -92,7 +94,10 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
   it('a lecturer: granted only the lecturer\'s part; list_students answers, list_orders and get_analytics are 403', async () => {
     const lecturer = await connectAs('lecturer');
     expect(sorted(lecturer.authorizationUrl.searchParams.get('scope')!)).toEqual([...scopesSupported].sort());
-    expect(sorted(lecturer.provider.tokens()!.scope)).toEqual(['account:read', 'account:write', 'courses:write', 'students:read']);
+    expect(sorted(lecturer.provider.tokens()!.scope)).toEqual([
+      'account:read', 'account:write', 'comments:read', 'courses:read', 'courses:write', 'curriculum:read', 'curriculum:write', 'digital_products:read',
+      'events:read', 'events:write', 'forms:read', 'lecturers:read', 'membership_plans:read', 'pages:read', 'posts:read', 'posts:write', 'students:read',
+    ]);
     const students = await call(lecturer, 'list_students', { limit: 50 });
     expect((students.students as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
     expect(await call(lecturer, 'get_my_account')).toMatchObject({ id: lecturer.user.id, role: 'lecturer' });
