@@ -54,6 +54,14 @@ export interface ClientMetadata {
   id_token_signed_response_alg?: SigningAlg;
 }
 
+/**
+ * Who registered a client: `open`, itself at the registration endpoint
+ * (RFC 7591; loopback redirect URIs only); `operator`, the school with
+ * `lyceum clients add` (https and private-use-scheme redirect URIs too;
+ * never purged, and not counted against the open-registration cap).
+ */
+export type ClientRegistration = 'open' | 'operator';
+
 export interface Client {
   id: string;
   secretHash: string | null;
@@ -61,13 +69,16 @@ export interface Client {
   createdAt: number;
   /** When the client last obtained a token, to the minute; null: never. Stores always fill it in. */
   lastUsedAt?: number | null;
+  /** Who registered it; `open` when absent. Stores always fill it in. */
+  registration?: ClientRegistration;
 }
 
 export interface ClientStore {
   create(client: Client): Promise<void>;
   /**
    * Contract: creates the client only while fewer than `maxClients` are
-   * registered; false when the cap is reached. Racing callers (in one process
+   * registered through open registration (operator clients do not count);
+   * false when the cap is reached. Racing callers (in one process
    * or several on one database) never together pass the cap.
    */
   createWithinCap(client: Client, maxClients: number): Promise<boolean>;
@@ -78,8 +89,9 @@ export interface ClientStore {
    */
   markUsed(id: string, now: number): Promise<void>;
   /**
-   * Deletes clients that never obtained a token (no lastUsedAt, no token)
-   * and were registered before `registeredBefore`, with their codes, in
+   * Deletes open-registration clients that never obtained a token (no
+   * lastUsedAt, no token) and were registered before `registeredBefore`
+   * (operator clients are never purged), with their codes, in
    * small batches; returns how many.
    */
   purgeNeverUsed(registeredBefore: number): Promise<number>;

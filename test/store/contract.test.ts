@@ -59,6 +59,7 @@ function newClient(over: Partial<Client> = {}): Client {
     },
     createdAt: T0,
     lastUsedAt: null,
+    registration: 'open',
     ...over,
   };
 }
@@ -390,6 +391,23 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       }
     });
 
+    it('createWithinCap counts only open-registration clients: the ones the school added do not fill the cap', async () => {
+      const other = await freshDatabaseUrl(kind);
+      const s = openStore(databaseConfig(other));
+      try {
+        await s.migrate();
+        const school = newClient({ registration: 'operator' });
+        await s.clients.create(school);
+        expect(await s.clients.find(school.id)).toEqual(school);
+        const first = newClient();
+        expect(await s.clients.createWithinCap(first, 1)).toBe(true);
+        expect(await s.clients.find(first.id)).toEqual(first);
+        expect(await s.clients.createWithinCap(newClient(), 1)).toBe(false);
+      } finally {
+        await s.close();
+      }
+    });
+
     it('markUsed sets lastUsedAt, and moves it only once at least a minute has passed', async () => {
       const c = newClient();
       await store.clients.create(c);
@@ -404,7 +422,7 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       await store.clients.markUsed(id('lyc_client_'), T0);
     });
 
-    it('purgeNeverUsed deletes never-used clients registered before the time, with their codes; keeps used, recent and token-holding ones', async () => {
+    it('purgeNeverUsed deletes never-used open clients registered before the time, with their codes; keeps used, recent, token-holding and operator ones', async () => {
       const other = await freshDatabaseUrl(kind);
       const s = openStore(databaseConfig(other));
       try {
@@ -415,14 +433,15 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
         const used = newClient({ createdAt: PAST, lastUsedAt: PAST + 1 });
         const recent = newClient({ createdAt: PAST + 10_000 });
         const withToken = newClient({ createdAt: PAST });
-        for (const c of [idle, used, recent, withToken]) await s.clients.create(c);
+        const schools = newClient({ createdAt: PAST, registration: 'operator' });
+        for (const c of [idle, used, recent, withToken, schools]) await s.clients.create(c);
         const code = newCode(idle.id, u.id);
         await s.codes.save(code);
         await s.tokens.insert([newToken(withToken.id, u.id)]);
         expect(await s.clients.purgeNeverUsed(PAST + 5_000)).toBe(1);
         expect(await s.clients.find(idle.id)).toBeUndefined();
         expect(await s.codes.consume(code.hash, PAST)).toEqual({ status: 'unknown' });
-        expect((await s.clients.list()).map((c) => c.id).sort()).toEqual([used.id, recent.id, withToken.id].sort());
+        expect((await s.clients.list()).map((c) => c.id).sort()).toEqual([used.id, recent.id, withToken.id, schools.id].sort());
         expect(await s.clients.purgeNeverUsed(PAST + 5_000)).toBe(0);
       } finally {
         await s.close();

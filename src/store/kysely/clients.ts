@@ -15,6 +15,7 @@ function toClient(row: Selectable<ClientsTable>): Client {
     metadata: JSON.parse(row.metadata) as ClientMetadata,
     createdAt: Number(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    registration: row.registration,
   };
 }
 
@@ -32,16 +33,24 @@ export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgr
     async create(client) {
       await db
         .insertInto('clients')
-        .values({ id: client.id, secret_hash: client.secretHash, metadata: JSON.stringify(client.metadata), created_at: client.createdAt, last_used_at: client.lastUsedAt ?? null })
+        .values({
+          id: client.id,
+          secret_hash: client.secretHash,
+          metadata: JSON.stringify(client.metadata),
+          created_at: client.createdAt,
+          last_used_at: client.lastUsedAt ?? null,
+          registration: client.registration ?? 'open',
+        })
         .execute();
     },
     async createWithinCap(client, maxClients) {
       // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
+      // The cap is open registration's: the clients the school added do not count.
       const insert = sql`
-        insert into clients (id, secret_hash, metadata, created_at, last_used_at)
+        insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration)
         select cast(${client.id} as text), cast(${client.secretHash} as text), cast(${JSON.stringify(client.metadata)} as text),
-               cast(${client.createdAt} as bigint), cast(${client.lastUsedAt ?? null} as bigint)
-        where (select count(*) from clients) < cast(${maxClients} as bigint)`;
+               cast(${client.createdAt} as bigint), cast(${client.lastUsedAt ?? null} as bigint), cast(${client.registration ?? 'open'} as text)
+        where (select count(*) from clients where registration = 'open') < cast(${maxClients} as bigint)`;
       return insertIfRoom(db, kind, 'clients', insert);
     },
     async find(id) {
@@ -71,6 +80,8 @@ export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgr
               .selectFrom('clients as c')
               .select('c.id')
               .where('c.last_used_at', 'is', null)
+              // The school's own clients stay until it deletes them.
+              .where('c.registration', '=', 'open')
               .where('c.created_at', '<', registeredBefore)
               // A token issued a moment ago may not have marked its client yet: a client with a token stays.
               .where((w) => w.not(w.exists(w.selectFrom('tokens').select('tokens.hash').whereRef('tokens.client_id', '=', 'c.id'))))

@@ -1,3 +1,5 @@
+import type { ClientRegistration } from '../types.ts';
+
 /** Table shapes as Kysely sees them. Times are epoch milliseconds. */
 export interface UsersTable {
   id: string;
@@ -16,6 +18,8 @@ export interface ClientsTable {
   created_at: number;
   /** When the client last obtained a token; null: never. */
   last_used_at: number | null;
+  /** Who registered it (migration 008). */
+  registration: ClientRegistration;
 }
 
 export interface CodesTable {

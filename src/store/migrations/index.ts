@@ -6,6 +6,7 @@ import * as revokedTokens from './004-revoked-tokens.ts';
 import * as publicListingIndexes from './005-public-listing-indexes.ts';
 import * as passwordFailures from './006-password-failures.ts';
 import * as clientLastUsed from './007-client-last-used.ts';
+import * as clientRegistration from './008-client-registration.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-public-listing-indexes': publicListingIndexes,
   '006-password-failures': passwordFailures,
   '007-client-last-used': clientLastUsed,
+  '008-client-registration': clientRegistration,
 };
 
 export const migrationProvider: MigrationProvider = {
