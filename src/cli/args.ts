@@ -5,7 +5,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export function parseFlags<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
+export function parseFlags<T extends Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>>(args: string[], options: T) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {

@@ -1,18 +1,92 @@
-import type { Client, Store } from '../store/types.ts';
-import { UsageError } from './args.ts';
+import { formatScope, parseScope } from '../access/scopes.ts';
+import type { Config } from '../config/index.ts';
+import { checkOperatorRedirectUri } from '../oauth/operator-redirect-uri.ts';
+import { newClientId, newSecret, PREFIX, sha256 } from '../oauth/tokens/secrets.ts';
+import type { Client, ClientMetadata, Store } from '../store/types.ts';
+import { AUTHORIZATION_SERVER as AS } from '../util/authorization-server.ts';
+import { parseFlags, UsageError } from './args.ts';
+
+const USAGE =
+  'usage: lyceum clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S] | list | show CLIENT_ID | delete CLIENT_ID';
 
 /** When the client last obtained a token (to the minute), or "never". */
 const lastUsed = (c: Client): string => (c.lastUsedAt ? new Date(c.lastUsedAt).toISOString() : 'never');
 
-export async function clientsCommand(store: Store, args: string[]): Promise<void> {
+/** Who registered the client, as `list` and `show` print it. */
+const registeredBy = (c: Client): string => c.registration ?? 'open';
+
+/**
+ * `clients add`: a client the school vouches for. Its redirect URIs may be
+ * https or a private-use scheme as well as loopback (operator-redirect-uri.ts);
+ * with --confidential it gets a secret, returned here once and stored only as
+ * its SHA-256.
+ */
+export async function addOperatorClient(store: Store, config: Pick<Config, 'loopbackHosts'>, args: string[]): Promise<{ client: Client; secret: string | undefined }> {
+  const { values, positionals } = parseFlags(args, {
+    name: { type: 'string' },
+    'redirect-uri': { type: 'string', multiple: true },
+    confidential: { type: 'boolean' },
+    scope: { type: 'string' },
+  });
+  if (positionals.length > 0) throw new UsageError(`clients add: unexpected argument "${positionals[0]}"; ${USAGE}`);
+  const name = values.name?.trim();
+  if (!name) throw new UsageError('clients add: --name is required (the consent page shows it)');
+  if (name.length > AS.limits.metadataString) throw new UsageError(`--name: must be at most ${AS.limits.metadataString} characters`);
+  const uris = [...new Set(values['redirect-uri'] ?? [])];
+  if (uris.length === 0) throw new UsageError('clients add: at least one --redirect-uri is required');
+  if (uris.length > AS.limits.redirectUris) throw new UsageError(`clients add: at most ${AS.limits.redirectUris} redirect URIs`);
+  const kinds = uris.map((u) => {
+    const check = checkOperatorRedirectUri(u, config.loopbackHosts);
+    if (!check.ok) throw new UsageError(`--redirect-uri: ${check.reason}`);
+    return check.kind;
+  });
+
+  const metadata: ClientMetadata = {
+    client_name: name,
+    redirect_uris: uris,
+    grant_types: [...AS.grantTypes],
+    response_types: [...AS.responseTypes],
+    token_endpoint_auth_method: values.confidential ? 'client_secret_post' : 'none',
+    // OIDC Dynamic Registration §2: "web" for a client that receives the code on a web server.
+    application_type: kinds.every((k) => k === 'https') ? 'web' : 'native',
+  };
+  if (values.scope !== undefined) {
+    const { scopes, unknown } = parseScope(values.scope);
+    if (unknown.length > 0) throw new UsageError(`--scope: unknown scope ${unknown.join(' ')}; run "lyceum help" or read /auth.md for the list`);
+    if (scopes.length === 0) throw new UsageError('--scope: name at least one scope');
+    metadata.scope = formatScope(scopes);
+  }
+  const secret = values.confidential ? newSecret(PREFIX.secret) : undefined;
+  const client: Client = { id: newClientId(), secretHash: secret ? sha256(secret) : null, metadata, createdAt: Date.now(), lastUsedAt: null, registration: 'operator' };
+  await store.clients.create(client);
+  return { client, secret };
+}
+
+async function addClient(store: Store, config: Pick<Config, 'loopbackHosts'>, args: string[]): Promise<void> {
+  const { client, secret } = await addOperatorClient(store, config, args);
+  const m = client.metadata;
+  console.log(`added ${secret ? 'confidential' : 'public'} client "${m.client_name}", registered by the school`);
+  console.log(`client_id: ${client.id}`);
+  if (secret) {
+    console.log(`client_secret: ${secret}`);
+    console.log('The secret is shown only this once: Lyceum keeps only its hash. Send it as client_secret in the token request body (client_secret_post).');
+  }
+  console.log(`redirect_uris: ${m.redirect_uris.join(' ')}`);
+  if (m.scope) console.log(`scope: ${m.scope}`);
+}
+
+export async function clientsCommand(store: Store, config: Pick<Config, 'loopbackHosts'>, args: string[]): Promise<void> {
   const [sub, id] = args;
+  if (sub === 'add') return addClient(store, config, args.slice(1));
   if (sub === 'list') {
     const clients = await store.clients.list();
     if (clients.length === 0) return console.log('no clients');
-    console.log(`${'CLIENT_ID'.padEnd(clients[0]!.id.length)}  ${'AUTH_METHOD'.padEnd(18)}  ${'REGISTERED'.padEnd(24)}  ${'LAST_USED'.padEnd(24)}  NAME`);
+    console.log(
+      `${'CLIENT_ID'.padEnd(clients[0]!.id.length)}  ${'AUTH_METHOD'.padEnd(18)}  ${'REGISTERED'.padEnd(24)}  ${'LAST_USED'.padEnd(24)}  ${'BY'.padEnd(8)}  NAME`,
+    );
     for (const c of clients) {
       const when = new Date(c.createdAt).toISOString();
-      console.log(`${c.id}  ${c.metadata.token_endpoint_auth_method.padEnd(18)}  ${when}  ${lastUsed(c).padEnd(24)}  ${c.metadata.client_name ?? '(unnamed)'}`);
+      console.log(`${c.id}  ${c.metadata.token_endpoint_auth_method.padEnd(18)}  ${when}  ${lastUsed(c).padEnd(24)}  ${registeredBy(c).padEnd(8)}  ${c.metadata.client_name ?? '(unnamed)'}`);
     }
     return;
   }
@@ -20,7 +94,20 @@ export async function clientsCommand(store: Store, args: string[]): Promise<void
     if (!id) throw new UsageError('usage: lyceum clients show CLIENT_ID');
     const c = await store.clients.find(id);
     if (!c) throw new UsageError(`no client ${id}`);
-    console.log(JSON.stringify({ client_id: c.id, created_at: new Date(c.createdAt).toISOString(), last_used_at: c.lastUsedAt ? new Date(c.lastUsedAt).toISOString() : null, ...c.metadata }, null, 2));
+    // Never the secret, nor its hash: neither is needed to manage the client.
+    console.log(
+      JSON.stringify(
+        {
+          client_id: c.id,
+          registration: registeredBy(c),
+          created_at: new Date(c.createdAt).toISOString(),
+          last_used_at: c.lastUsedAt ? new Date(c.lastUsedAt).toISOString() : null,
+          ...c.metadata,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
   if (sub === 'delete') {
@@ -29,5 +116,5 @@ export async function clientsCommand(store: Store, args: string[]): Promise<void
     console.log(`deleted ${id} with its codes, tokens and grants`);
     return;
   }
-  throw new UsageError('usage: lyceum clients list | show CLIENT_ID | delete CLIENT_ID');
+  throw new UsageError(USAGE);
 }

@@ -12,6 +12,8 @@ Commands:
   users add --email E --password P [--name N] [--role owner|admin|lecturer|student]
   users passwd --email E --password P   also signs the user out everywhere (sessions ended, tokens revoked)
   users list
+  clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S]
+                                an app the school vouches for: https or private-use-scheme (cursor://...) redirect URIs too
   clients list | show ID | delete ID
   keys rotate | list            ID-token signing keys
   seed --demo                   replace all school data with the demo school (users and apps are kept)
@@ -62,8 +64,9 @@ async function main(argv: string[]): Promise<void> {
       return withStore((store) => usersCommand(store, rest));
     }
     case 'clients': {
+      const config = loadConfig();
       const { clientsCommand } = await import('./clients.ts');
-      return withStore((store) => clientsCommand(store, rest));
+      return withStore((store) => clientsCommand(store, config, rest), config);
     }
     case 'keys': {
       const config = loadConfig();

@@ -4,6 +4,7 @@ import { OAuthError } from '../oauth/errors.ts';
 import { connectedAppsPage, type ConnectedApp } from './pages/connected-apps.ts';
 import { WEB_PATHS } from './interaction/paths.ts';
 import { readSession } from './interaction/session.ts';
+import { redirectTarget } from './redirect-target.ts';
 
 const HTML = 'text/html; charset=utf-8';
 export const APPS_PATH = '/account/apps';
@@ -17,7 +18,8 @@ async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
     apps.push({
       clientId: client.id,
       name: client.metadata.client_name ?? 'An unnamed app',
-      redirectHosts: [...new Set(client.metadata.redirect_uris.map((u) => new URL(u).hostname))],
+      redirectHosts: [...new Set(client.metadata.redirect_uris.map(redirectTarget))],
+      registeredBySchool: client.registration === 'operator',
       scopes: g.scope.split(' '),
       connectedAt: g.createdAt,
       updatedAt: g.updatedAt,

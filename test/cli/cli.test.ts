@@ -87,7 +87,7 @@ describe('lyceum help', { timeout: CLI_TIMEOUT }, () => {
     // Two ranges, as documented:
     expect(r.stdout).toMatch(/^ {2}PORT +.*Accepted: 0 to 65535\. Default: 3000$/m);
     expect(r.stdout).toMatch(/^ {2}SIGN_IN_MAX_DELAY_SECONDS +.*Accepted: 1 to 86400\. Default: 900$/m);
-    for (const command of ['serve', 'migrate', 'users add', 'users passwd', 'users list', 'clients list']) expect(r.stdout).toContain(command);
+    for (const command of ['serve', 'migrate', 'users add', 'users passwd', 'users list', 'clients add', 'clients list']) expect(r.stdout).toContain(command);
     expectSuccess(none);
     expect(none.stdout).toBe(r.stdout);
   });
@@ -261,8 +261,8 @@ describe('lyceum users, clients and migrate on SQLite', { timeout: CLI_TIMEOUT }
       const list = await lyceum(['clients', 'list'], env);
       expectSuccess(list);
       const lines = list.stdout.split('\n');
-      expect(lines[0]).toMatch(/^CLIENT_ID +AUTH_METHOD +REGISTERED +LAST_USED +NAME$/);
-      expect(lines.find((l) => l.startsWith(idle))).toMatch(/Z {2}never +Never used$/);
+      expect(lines[0]).toMatch(/^CLIENT_ID +AUTH_METHOD +REGISTERED +LAST_USED +BY +NAME$/);
+      expect(lines.find((l) => l.startsWith(idle))).toMatch(/Z {2}never +open +Never used$/);
       const usedLine = lines.find((l) => l.startsWith(used));
       const times = usedLine?.match(/\d{4}-\d\d-\d\dT[\d:.]+Z/g) ?? [];
       expect(times, list.stdout).toHaveLength(2);

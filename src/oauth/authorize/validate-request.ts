@@ -2,6 +2,7 @@ import type { Deps } from '../../deps.ts';
 import type { Client } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { matchRegisteredRedirectUri } from '../loopback.ts';
+import { matchOperatorRedirectUri } from '../operator-redirect-uri.ts';
 import { isWellFormedS256Challenge } from '../pkce.ts';
 import { checkResource, resourcesFor } from '../resources.ts';
 import { parseScope, type Scope } from '../../access/scopes.ts';
@@ -73,7 +74,9 @@ function checkRedirectUri(params: RawParams, client: Client, deps: Deps): string
   const redirectUri = single(params, 'redirect_uri');
   // Loopback clients may use any port, so Lyceum cannot infer the URI: it is always required.
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required');
-  if (!matchRegisteredRedirectUri(redirectUri, client.metadata.redirect_uris, deps.config.loopbackHosts)) {
+  // The school's clients may have https and private-use redirect URIs, matched as written.
+  const matches = client.registration === 'operator' ? matchOperatorRedirectUri : matchRegisteredRedirectUri;
+  if (!matches(redirectUri, client.metadata.redirect_uris, deps.config.loopbackHosts)) {
     throw new OAuthError('invalid_request', 'redirect_uri does not match any URI registered for this client.');
   }
   return redirectUri;
@@ -104,7 +107,22 @@ function checkScope(params: RawParams, client: Client): Scope[] {
   const { scopes, unknown } = parseScope(raw);
   if (unknown.length > 0) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
   if (scopes.length === 0) throw new OAuthError('invalid_scope', 'scope is required');
-  return scopes;
+  return client.registration === 'operator' ? withinOperatorScope(scopes, client) : scopes;
+}
+
+/**
+ * A client the school added with --scope may be granted those scopes and no
+ * others. RFC 6749 §3.3: the server "MAY fully or partially ignore the scope
+ * requested by the client, based on the authorization server policy": the
+ * rest is dropped (the token response's scope tells the client), and a
+ * request left with nothing is invalid_scope.
+ */
+function withinOperatorScope(scopes: Scope[], client: Client): Scope[] {
+  if (client.metadata.scope === undefined) return scopes;
+  const allowed = parseScope(client.metadata.scope).scopes;
+  const kept = scopes.filter((s) => allowed.includes(s));
+  if (kept.length === 0) throw new OAuthError('invalid_scope', `This app may ask only for: ${allowed.join(' ')}`);
+  return kept;
 }
 
 function checkResourceParam(params: RawParams, deps: Deps): string | null {

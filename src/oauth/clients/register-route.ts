@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { registrationSchema } from '../schemas.ts';
@@ -6,7 +5,7 @@ import { declarePublicRoute } from '../../http/operation.ts';
 import { rateLimitPerMinute } from '../../http/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
-import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
+import { newClientId, newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
 import { validateClientMetadata } from './validate-metadata.ts';
 
 /**
@@ -37,7 +36,7 @@ export function registerRegistrationRoute(app: FastifyInstance, deps: Deps): voi
       throw new OAuthError('invalid_request', 'Send the client metadata as application/json', 415);
     }
     const metadata = validateClientMetadata(request.body, deps.config);
-    const clientId = PREFIX.client + randomBytes(16).toString('base64url');
+    const clientId = newClientId();
     const secret = metadata.token_endpoint_auth_method === 'client_secret_post' ? newSecret(PREFIX.secret) : undefined;
     const now = deps.now();
     const created = await deps.store.clients.createWithinCap({ id: clientId, secretHash: secret ? sha256(secret) : null, metadata, createdAt: now }, deps.config.maxRegisteredClients);

@@ -17,6 +17,11 @@ export function newSecret(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
+/** A client_id: not a secret (it is public), so 128 random bits are enough to be unique. */
+export function newClientId(): string {
+  return PREFIX.client + randomBytes(16).toString('base64url');
+}
+
 export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
 }

@@ -15,6 +15,7 @@ import { ENDPOINTS } from '../../oauth/endpoints.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { AUTHORIZE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
 import { consentPage } from '../pages/consent.ts';
+import { redirectTarget } from '../redirect-target.ts';
 import { signInPage } from '../pages/sign-in.ts';
 import { WEB_PATHS } from './paths.ts';
 import { readSession, type SignedIn } from './session.ts';
@@ -74,7 +75,8 @@ async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signe
     csrfToken: reply.formToken(),
     clientName: req.client.metadata.client_name ?? 'An unnamed app',
     clientId: req.client.id,
-    redirectHost: new URL(req.redirectUri).host,
+    redirectHost: redirectTarget(req.redirectUri),
+    registeredBySchool: req.client.registration === 'operator',
     userEmail: signedIn.user.email,
     grantable,
     withheld: req.scopes.filter((s) => !grantable.includes(s)),

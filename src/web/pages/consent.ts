@@ -7,6 +7,8 @@ export interface ConsentPage {
   clientName: string;
   clientId: string;
   redirectHost: string;
+  /** Added by the school with `lyceum clients add` rather than self-registered. */
+  registeredBySchool: boolean;
   userEmail: string;
   /** Scopes the user's role lets them grant. */
   grantable: Scope[];
@@ -16,6 +18,17 @@ export interface ConsentPage {
   params: Record<string, string>;
 }
 
+/** A client that registered itself: only loopback redirects, so the user goes back to an app on this computer. */
+const selfRegistered = (p: ConsentPage) => html`<p>Signed in as <strong>${p.userEmail}</strong>. After you decide, you go back to
+<strong>${p.redirectHost}</strong> on this computer.</p>
+<p class="muted">Client ID: <code>${p.clientId}</code>. This app registered itself; Lyceum has not reviewed it. Only allow apps you started yourself.</p>`;
+
+/** A client the school added: its redirect URIs were set by an administrator and may be a web site or an installed app. */
+const registeredBySchool = (p: ConsentPage) => html`<p>Signed in as <strong>${p.userEmail}</strong>. After you decide, you go back to
+<strong>${p.redirectHost}</strong>.</p>
+<p class="registered-by-school"><strong>Registered by the school.</strong> An administrator of this school added this app and where it may send you back.</p>
+<p class="muted">Client ID: <code>${p.clientId}</code>.</p>`;
+
 /** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
 export function consentPage(p: ConsentPage): string {
   const scopeList = (scopes: Scope[]) =>
@@ -23,9 +36,7 @@ export function consentPage(p: ConsentPage): string {
   return layout(
     `Allow ${p.clientName}?`,
     html`<h1>Allow <span class="client-name">${p.clientName}</span> to access your account?</h1>
-<p>Signed in as <strong>${p.userEmail}</strong>. After you decide, you go back to
-<strong>${p.redirectHost}</strong> on this computer.</p>
-<p class="muted">Client ID: <code>${p.clientId}</code>. This app registered itself; Lyceum has not reviewed it. Only allow apps you started yourself.</p>
+${p.registeredBySchool ? registeredBySchool(p) : selfRegistered(p)}
 <h2>It will be able to</h2>
 ${p.grantable.length > 0 ? scopeList(p.grantable) : html`<p>Nothing: it asked only for access your role does not have.</p>`}
 ${p.withheld.length > 0 ? html`<h2>Asked for, but not available to your role</h2>${scopeList(p.withheld)}` : ''}
