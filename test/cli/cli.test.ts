@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultText, SETTINGS } from '../../src/config/defaults.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
 import { verifyPassword } from '../../src/users/passwords.ts';
-import { obtainTokens, type FlowServer } from '../helpers/flow.ts';
+import { sha256 } from '../../src/oauth/tokens/secrets.ts';
+import { databaseDump, obtainTokens, type FlowServer } from '../helpers/flow.ts';
 import { registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { databaseConfig, freshDatabaseUrl } from '../helpers/stores.ts';
@@ -287,6 +288,96 @@ describe('lyceum users, clients and migrate on SQLite', { timeout: CLI_TIMEOUT }
     });
   });
 
+  describe('clients add: apps the school registers', { timeout: CLI_TIMEOUT }, () => {
+    const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
+    const CLAUDE = 'https://claude.ai/api/mcp/auth_callback';
+    /** The value of a `name: value` line of the output. */
+    const field = (out: string, name: string) => new RegExp(`^${name}: (.+)$`, 'm').exec(out)?.[1];
+
+    it('adds a public client with several redirect URIs that list and show describe as the school’s, and delete removes', async () => {
+      const r = await lyceum(['clients', 'add', '--name', 'Cursor', '--redirect-uri', CURSOR, '--redirect-uri', CLAUDE, '--redirect-uri', 'http://127.0.0.1/callback'], env);
+      expectSuccess(r);
+      const clientId = field(r.stdout, 'client_id')!;
+      expect(clientId).toMatch(/^lyc_client_/);
+      expect(r.stdout).not.toMatch(/secret:/);
+
+      const list = await lyceum(['clients', 'list'], env);
+      expectSuccess(list);
+      expect(list.stdout.split('\n').find((l) => l.startsWith(clientId))).toMatch(/^\S+ {2}none +\S+Z {2}never +operator +Cursor$/);
+
+      const show = await lyceum(['clients', 'show', clientId], env);
+      expectSuccess(show);
+      expect(JSON.parse(show.stdout)).toEqual({
+        client_id: clientId,
+        registration: 'operator',
+        created_at: expect.stringMatching(/Z$/),
+        last_used_at: null,
+        client_name: 'Cursor',
+        redirect_uris: [CURSOR, CLAUDE, 'http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+      });
+
+      expectSuccess(await lyceum(['clients', 'delete', clientId], env));
+      expect((await lyceum(['clients', 'list'], env)).stdout).not.toContain(clientId);
+    });
+
+    it('--confidential prints the secret once; show never shows it and the store keeps only its hash', async () => {
+      const r = await lyceum(['clients', 'add', '--name', 'Claude', '--redirect-uri', CLAUDE, '--confidential', '--scope', 'openid courses:read'], env);
+      expectSuccess(r);
+      const clientId = field(r.stdout, 'client_id')!;
+      const secret = field(r.stdout, 'client_secret')!;
+      expect(secret).toMatch(/^lyc_cs_[A-Za-z0-9_-]{43}$/);
+      expect(r.stdout.split(secret)).toHaveLength(2);
+      expect(field(r.stdout, 'scope')).toBe('openid courses:read');
+
+      const show = await lyceum(['clients', 'show', clientId], env);
+      expectSuccess(show);
+      expect(show.stdout).not.toContain(secret);
+      expect(show.stdout).not.toContain(sha256(secret));
+      expect(Object.keys(JSON.parse(show.stdout))).not.toContain('client_secret');
+      expect(JSON.parse(show.stdout)).toMatchObject({ token_endpoint_auth_method: 'client_secret_post', application_type: 'web', scope: 'openid courses:read' });
+
+      const dump = await databaseDump(url);
+      expect(dump).not.toContain(secret);
+      expect(dump).toContain(sha256(secret));
+    });
+
+    it.concurrent.each([
+      ['javascript:', 'javascript:alert(1)', /javascript: scheme/],
+      ['data:', 'data:text/html,hi', /data: scheme/],
+      ['file:', 'file:///etc/passwd', /file: scheme/],
+      ['plain http off loopback', 'http://school.example/callback', /not loopback.*use https/],
+      ['a fragment', `${CLAUDE}#x`, /fragment/],
+      ['https without a host', 'https:///callback', /no host/],
+      ['a relative URI', '/callback', /not an absolute URI/],
+      ['a scheme and nothing else', 'cursor:', /nothing after the scheme/],
+    ])('refuses a redirect URI with %s: exit code 2, one line naming it, nothing added', async (_what, uri, reason) => {
+      const r = await lyceum(['clients', 'add', '--name', 'Refused', '--redirect-uri', CURSOR, '--redirect-uri', uri], env);
+      expect(r.code).toBe(2);
+      expect(expectOneLineError(r, reason)).toContain(`--redirect-uri: ${uri}`);
+      expect(r.stdout).toBe('');
+    });
+
+    it.concurrent.each([
+      ['no --name', ['--redirect-uri', CURSOR], /--name is required/],
+      ['no --redirect-uri', ['--name', 'X'], /at least one --redirect-uri/],
+      ['an unknown scope', ['--name', 'X', '--redirect-uri', CURSOR, '--scope', 'courses:read admin'], /unknown scope admin/],
+      ['a stray argument', ['--name', 'X', '--redirect-uri', CURSOR, 'extra'], /unexpected argument "extra"/],
+    ])('refuses %s with exit code 2 and one line', async (_what, flags, mentions) => {
+      const r = await lyceum(['clients', 'add', ...flags], env);
+      expect(r.code).toBe(2);
+      expectOneLineError(r, mentions);
+    });
+
+    it('a refused add leaves no client behind', async () => {
+      const list = await lyceum(['clients', 'list'], env);
+      expect(list.stdout).not.toMatch(/Refused|\bX$/m);
+    });
+  });
+
   it('four migrate commands at once on a fresh file all succeed', async () => {
     const fresh = { DATABASE_URL: await freshDatabaseUrl('sqlite') };
     const runs = await Promise.all([1, 2, 3, 4].map(() => lyceum(['migrate'], fresh)));
@@ -340,6 +431,19 @@ describe.runIf(!!process.env.TEST_DATABASE_URL)('lyceum users on PostgreSQL', { 
     const clients = await lyceum(['clients', 'list'], env);
     expectSuccess(clients);
     expect(clients.stdout.trim()).toBe('no clients');
+  });
+
+  it('clients add stores a school client that show reads back, secret hashed', async () => {
+    const r = await lyceum(['clients', 'add', '--name', 'Claude', '--redirect-uri', 'https://claude.ai/api/mcp/auth_callback', '--confidential'], env);
+    expectSuccess(r);
+    const clientId = /^client_id: (\S+)$/m.exec(r.stdout)![1]!;
+    const secret = /^client_secret: (\S+)$/m.exec(r.stdout)![1]!;
+    const show = await lyceum(['clients', 'show', clientId], env);
+    expectSuccess(show);
+    expect(JSON.parse(show.stdout)).toMatchObject({ client_id: clientId, registration: 'operator', redirect_uris: ['https://claude.ai/api/mcp/auth_callback'] });
+    const dump = await databaseDump(url);
+    expect(dump).not.toContain(secret);
+    expect(dump).toContain(sha256(secret));
   });
 
   it('two migrate commands at once on a fresh schema both succeed', async () => {
