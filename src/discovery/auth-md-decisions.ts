@@ -37,6 +37,7 @@ export function decisions(config: Config): string {
         'The registered `scope` is not a limit: it is only the default for an authorization request without `scope`. A request may ask for any of the scopes.',
         `A mixed \`redirect_uris\` list keeps only its loopback entries and the answer echoes the kept list (RFC 7591 §3.2.1); duplicates are dropped; at most ${AS.limits.redirectUris} entries.`,
         'There is no client configuration endpoint (RFC 7592): a registration cannot be read back, changed or deleted over HTTP. Register again when in doubt; an operator removes clients with `lyceum clients delete`.',
+        'Apps with https or app-scheme callbacks are registered by the school with `lyceum clients add` (see "Clients the school registers"); they do not count against MAX_REGISTERED_CLIENTS and are never purged for being unused.',
         'Client ID Metadata Documents are not supported (`client_id_metadata_document_supported` is not advertised): register first.',
       ],
     ],

@@ -15,6 +15,7 @@ import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from './metadata.ts';
+import { operatorClientsSection } from './auth-md-operator-clients.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 
 /** The purpose of every OAuth/OIDC endpoint; keyed by the registry so none is left out. */
@@ -89,7 +90,7 @@ function loopbackSection(config: Config): string {
     `Open registration accepts only loopback redirect URIs (RFC 8252 §7.3): scheme \`http\`, host ${hosts.map(code).join(', ')} (LOOPBACK_HOSTS), any path and query. Example: ${code(`http://127.0.0.1:${WALKTHROUGH.port}/callback`)}.`,
     'The port may be left out at registration. At authorization time any port is accepted for a registered loopback URI, whatever `application_type` says; scheme, host, path and query must match exactly as written (no normalisation: `127.1` is not `127.0.0.1`, `/a/../cb` is not `/cb`).',
     'No fragment, no user information, no white space or backslash.',
-    'A registration whose URIs are all non-loopback (`https://…`, custom schemes, other hosts) is refused with 400 `invalid_redirect_uri`; such fixed callbacks need a registered integration arranged with support.',
+    'A registration whose URIs are all non-loopback (`https://…`, custom schemes, other hosts) is refused with 400 `invalid_redirect_uri`; such fixed callbacks need the school to register the app (below).',
     'A mixed list is accepted: the loopback entries are kept, the others dropped, and the response echoes the kept list.',
     'The token request’s `redirect_uri` must equal the authorization request’s, port included.',
   ]);
@@ -190,7 +191,7 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
   const issuer = config.issuer;
   const sections: string[] = [
     '# Lyceum: authentication for CLI tools, apps and agents',
-    `> Issuer: ${code(issuer)}. OAuth 2.0 authorization code flow with PKCE (S256), OpenID Connect, open dynamic registration for loopback clients. Requests without a token are served as anonymous and never challenged.`,
+    `> Issuer: ${code(issuer)}. OAuth 2.0 authorization code flow with PKCE (S256), OpenID Connect, open dynamic registration for loopback clients; apps with https or app-scheme callbacks are registered by the school. Requests without a token are served as anonymous and never challenged.`,
     `The authorization server metadata at ${code(issuer + METADATA_PATHS.authorizationServer)} is authoritative if this page and it ever disagree. Every URL below is on the issuer; the issuer is exactly ${code(issuer)}, and it is the \`iss\` of redirects, ID tokens and introspection.`,
     '## Endpoints',
     endpointsSection(issuer, methodsOf),
@@ -212,6 +213,8 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
     rolesSection(),
     '## Loopback redirect URIs',
     loopbackSection(config),
+    '## Clients the school registers',
+    operatorClientsSection(config),
     '## Token lifetimes',
     lifetimesSection(config),
     '## Resource indicators',

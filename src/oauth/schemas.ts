@@ -119,7 +119,7 @@ export const AUTHORIZE_SCHEMA = describeRoute(
       {
         response_type: orList(AS.responseTypes),
         client_id: 'The client_id from registration',
-        redirect_uri: 'A registered loopback redirect URI; any port may be used. Always required.',
+        redirect_uri: 'A registered redirect URI, always required: a loopback one on any port; an https or app-scheme one the school registered exactly as registered.',
         scope: 'Space-separated scopes; without it the scope registered by the client applies',
         state: 'Opaque value returned on the redirect (up to 2000 bytes of UTF-8)',
         code_challenge: 'BASE64URL(SHA-256(code_verifier)), 43 characters',

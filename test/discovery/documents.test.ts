@@ -138,13 +138,15 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
       md = (await getDoc(server.issuer, '/auth.md')).text;
     });
 
-    it('is built with this server’s issuer: every absolute URL on another origin is a loopback redirect example', () => {
+    it('is built with this server’s issuer: every absolute URL on another origin is a loopback or .example redirect example', () => {
       expect(md).toContain(`ISSUER='${server.issuer}'`);
       expect(md).toContain(`Issuer: \`${server.issuer}\``);
       const origins = new Set([...md.matchAll(/https?:\/\/[^\s`'"/)|]+/g)].map((m) => m[0]));
       for (const origin of origins) {
         if (origin === server.issuer) continue;
-        expect(/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin) || origin === 'https://…', `unexpected origin ${origin}`).toBe(true);
+        // RFC 2606 reserves .example for examples: it names no real site.
+        const example = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin) || origin === 'https://…' || /^https:\/\/[a-z-]+\.example$/.test(origin);
+        expect(example, `unexpected origin ${origin}`).toBe(true);
       }
     });
 
@@ -169,6 +171,15 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
       expect(rules).toMatch(/path and query must match exactly/);
       expect(rules).toMatch(/`invalid_redirect_uri`/);
       expect(rules).toMatch(/mixed list[^\n]*loopback entries are kept/i);
+    });
+
+    it('says how each kind of client connects: loopback ones register themselves, others are registered by the school', () => {
+      const school = section(md, 'Clients the school registers');
+      expect(school).toContain('`lyceum clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S]`');
+      expect(school).toContain('`cursor://anysphere.cursor-mcp/oauth/callback`');
+      expect(school).toContain('`https://assistant.example/api/mcp/auth_callback`');
+      expect(school).toMatch(/compared exactly as registered/);
+      expect(school).toMatch(/registers itself at `\/api\/oauth\/register`/);
     });
 
     it('has a copy-pasteable curl and openssl walkthrough of the whole flow', () => {
