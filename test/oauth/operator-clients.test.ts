@@ -95,6 +95,23 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
     expect(((await info.json()) as Record<string, unknown>).sub).toBe(server.user.id);
   });
 
+  it('a reverse-domain private-use URI without an authority (RFC 8252 §7.1) gets its code as registered', async () => {
+    const uri = 'com.example.app:/oauth2redirect/lyceum';
+    const app = await add('--name', 'Native app', '--redirect-uri', uri);
+    const started = await untilConsent(app.clientId, uri, 'courses:read');
+    expect(started.consent.html).toContain('you go back to\n<strong>com.example.app:</strong>.');
+    const location = (await approve(started)).headers.get('location')!;
+    expect(location.startsWith(`${uri}?code=lyc_ac_`), location).toBe(true);
+    const token = await postForm(server.tokenEndpoint, {
+      grant_type: 'authorization_code',
+      code: new URL(location).searchParams.get('code')!,
+      redirect_uri: uri,
+      client_id: app.clientId,
+      code_verifier: started.verifier,
+    });
+    expect(token.status, token.text).toBe(200);
+  });
+
   it('the code of a cursor:// client is refused at the token endpoint without its PKCE verifier', async () => {
     const started = await untilConsent(cursor.clientId, CURSOR, 'courses:read');
     const code = new URL((await approve(started)).headers.get('location')!).searchParams.get('code')!;
