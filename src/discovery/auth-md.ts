@@ -15,6 +15,7 @@ import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from './metadata.ts';
+import { mcpPathSection } from './auth-md-mcp-path.ts';
 import { operatorClientsSection } from './auth-md-operator-clients.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 
@@ -215,6 +216,8 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
     loopbackSection(config),
     '## Clients the school registers',
     operatorClientsSection(config),
+    '## An MCP agent, from first contact to a tool call',
+    mcpPathSection(config),
     '## Token lifetimes',
     lifetimesSection(config),
     '## Resource indicators',
