@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -37,6 +38,11 @@ export interface OutboundRequest {
   allowHosts?: ReadonlySet<string>;
   /** Plain http is allowed only to these; https is always allowed. */
   allowHttp?: 'never' | 'loopback';
+  /**
+   * Certificate authorities trusted besides Node's own store, for a test
+   * server in the same process (NODE_EXTRA_CA_CERTS is read only at start).
+   */
+  extraCa?: string;
 }
 
 export interface OutboundResponse {
@@ -112,7 +118,15 @@ export async function outboundRequest(raw: string, request: OutboundRequest): Pr
     const fail = (err: unknown) => reject(toOutboundError(err, request.timeoutMs));
     const req = client.request(
       url,
-      { method: request.method ?? 'GET', headers: request.headers, lookup: pinned, signal: deadline, agent: false },
+      {
+        method: request.method ?? 'GET',
+        headers: request.headers,
+        lookup: pinned,
+        signal: deadline,
+        agent: false,
+        // `ca` replaces the default trust store, so the extra one goes beside Node's bundled roots.
+        ...(request.extraCa ? { ca: [...tls.rootCertificates, request.extraCa] } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
