@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
 import { idTokenSigner } from './oidc/id-token.ts';
+import { MetadataDocuments } from './oauth/clients/metadata-document.ts';
 import { KeyRing } from './keys/keyring.ts';
 import { Readiness } from './ops/health.ts';
 import type { AppMetrics } from './ops/metrics.ts';
@@ -42,7 +43,8 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
   }
   const now = overrides.now ?? Date.now;
   const keys = overrides.keys ?? (await KeyRing.open(store, config, now));
-  const deps: Deps = { config, store, now, keys, idTokens: idTokenSigner(keys, config, now), ...overrides };
+  const clientDocuments = new MetadataDocuments({ settings: config.clientDocuments, loopbackHosts: config.loopbackHosts, now });
+  const deps: Deps = { config, store, now, keys, idTokens: idTokenSigner(keys, config, now), clientDocuments, ...overrides };
   const readiness = new Readiness(store, config.readyTimeoutMs);
   const metrics = config.metrics.port > 0 ? await loadMetrics() : undefined;
   const app = await buildApp(deps, { readiness, metrics });

@@ -11,7 +11,7 @@
  * is one row here plus where loadConfig puts its value in the Config.
  */
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
-import { bool, database, emailAddress, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
+import { bool, database, emailAddress, hostNames, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
 
 /** The default of a setting that has no value when unset; `meaning` is shown as its default. */
 export interface Unset {
@@ -60,6 +60,10 @@ export const SETTINGS = [
   { name: 'SIGN_IN_FORGET_FAILURES_SECONDS', default: '3600', parse: int({ min: 1, max: 604_800 }), description: 'How long after its last wait ends an account’s failure count is forgotten; a correct password forgets it at once.' },
   { name: 'MAX_REGISTERED_CLIENTS', default: '10000', parse: int({ min: 1, max: 10_000_000 }), description: 'Registered clients at most. Past it, registration answers 429 too_many_requests with Retry-After until the purge removes unused clients or an operator deletes some (`lyceum clients delete`).' },
   { name: 'UNUSED_CLIENT_TTL_SECONDS', default: '86400', parse: int({ min: 60, max: 31_536_000 }), description: 'A client that never obtained a token is deleted by the background purge this long after its registration (a day by default). Clients that obtained a token are kept.' },
+  { name: 'CIMD_ALLOW_HOSTS', default: unset('(none)'), parse: hostNames, description: 'Host names whose client metadata documents may be fetched even though they resolve to a loopback, private or other special-use address (a client_id that is an https URL, docs/decisions.md "Client ID Metadata Documents"). For tests and private deployments only; every other host must resolve to public addresses. The https certificate is checked against Node\'s trust store, which NODE_EXTRA_CA_CERTS extends.' },
+  { name: 'CIMD_FETCH_TIMEOUT_MS', default: '3000', parse: int({ min: 100, max: 30_000 }), description: 'How long fetching one client metadata document may take, connection to last byte, in ms; slower, the authorization is refused as invalid_client.' },
+  { name: 'CIMD_MAX_BYTES', default: '5120', parse: int({ min: 512, max: 65_536 }), description: 'Largest client metadata document read, in bytes (5 KB by default, the size its specification recommends); a larger one is refused as invalid_client.' },
+  { name: 'CIMD_FETCHES_PER_HOST_PER_MINUTE', default: '10', parse: int({ min: 0, max: 10_000 }), description: 'Client metadata documents fetched from one host per minute by each instance (0 disables the limit); an authorization that would need one more gets 429 too_many_requests with Retry-After. Cached documents cost nothing.' },
   { name: 'RATE_LIMIT_UPLOAD_PER_MINUTE', default: '30', parse: int({ min: 0, max: 100_000 }), description: 'File uploads (POST /api/v1/storage) accepted per access token per minute (0 disables the limit); more get 429 too_many_requests with Retry-After.' },
   { name: 'STORAGE_QUOTA_BYTES', default: '1073741824', parse: int({ min: 1024, max: 1_125_899_906_842_624 }), description: 'Total bytes of stored files the school may keep (1 GiB by default). An upload that would pass it gets 413 invalid_request; deleting files frees room.' },
   { name: 'REDIS_URL', default: unset('(none: each instance counts rate limits in its own memory)'), parse: redisUrl, description: 'When set, rate-limit counters are kept in Redis and shared by every instance; set it when several instances serve one site.' },

@@ -32,6 +32,8 @@ export interface Config {
    */
   passwordFailures: { free: number; firstDelay: number; maxDelay: number; forgetAfter: number };
   rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number; uploadPerMinute: number };
+  /** Fetching client metadata documents (docs/configuration.md CIMD_*); allowHosts skip the address check. */
+  clientDocuments: { allowHosts: ReadonlySet<string>; timeoutMs: number; maxBytes: number; fetchesPerHostPerMinute: number };
   /** Registered clients at most; registrations beyond get 429 (docs/configuration.md MAX_REGISTERED_CLIENTS). */
   maxRegisteredClients: number;
   /** Seconds after registration a client that never obtained a token is purged. */
@@ -125,6 +127,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE, uploadPerMinute: e.RATE_LIMIT_UPLOAD_PER_MINUTE },
     storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
+    clientDocuments: {
+      allowHosts: new Set(e.CIMD_ALLOW_HOSTS ?? []),
+      timeoutMs: e.CIMD_FETCH_TIMEOUT_MS,
+      maxBytes: e.CIMD_MAX_BYTES,
+      fetchesPerHostPerMinute: e.CIMD_FETCHES_PER_HOST_PER_MINUTE,
+    },
     maxRegisteredClients: e.MAX_REGISTERED_CLIENTS,
     unusedClientTtl: e.UNUSED_CLIENT_TTL_SECONDS,
     redisUrl: e.REDIS_URL,

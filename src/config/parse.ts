@@ -148,6 +148,21 @@ export const origins = custom('comma-separated origins (scheme://host:port, lowe
   return list;
 });
 
+/** CIMD_ALLOW_HOSTS: host names as a URL writes them (lower case; an IPv6 literal in brackets), comma-separated. */
+export const hostNames = custom('comma-separated host names (lower case, no scheme or port), e.g. localhost,docs.internal', (raw) => {
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const host of list) {
+    let url: URL | undefined;
+    try {
+      url = new URL(`https://${host}/`);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.host !== host || url.port !== '') throw new RefusedValue(`${JSON.stringify(host)} is not a host name like docs.internal (lower case, no scheme, port or path)`);
+  }
+  return list;
+});
+
 /** TRUST_PROXY, as Fastify's trustProxy option takes it. */
 export const trustProxy = custom('true, false, a hop count, or a comma-separated list of IP addresses/CIDRs', (raw): boolean | number | string[] => {
   if (raw === 'true') return true;

@@ -42,6 +42,7 @@ export function authorizationServerMetadata(issuer: string) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: [...AS.promptValues],
+    client_id_metadata_document_supported: AS.clientIdMetadataDocuments,
     service_documentation: url(DOCUMENT_PATHS.auth),
   };
 }

@@ -95,6 +95,13 @@ export interface ClientStore {
    * small batches; returns how many.
    */
   purgeNeverUsed(registeredBefore: number): Promise<number>;
+  /**
+   * Contract: stores a client known by its metadata document: creates it, or
+   * replaces the metadata of the one with this id, keeping its createdAt and
+   * lastUsedAt (and so its codes, tokens and consents). Racing callers leave
+   * one row. It never counts against the registration cap.
+   */
+  saveFromDocument(id: string, metadata: ClientMetadata, now: number): Promise<void>;
   find(id: string): Promise<Client | undefined>;
   list(): Promise<Client[]>;
   /** Contract: deletes the client with its codes, tokens and grants; false if it did not exist. */

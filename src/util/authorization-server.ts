@@ -31,10 +31,18 @@ export const AUTHORIZATION_SERVER = {
   applicationTypes: ['native', 'web'],
   /** OIDC Core §8 subject identifier types. */
   subjectTypes: ['public'],
+  /**
+   * A client_id that is an https URL names the client's metadata document,
+   * which the server fetches (draft-ietf-oauth-client-id-metadata-document;
+   * src/oauth/clients/metadata-document.ts). Such a client is always public.
+   */
+  clientIdMetadataDocuments: true,
   /** RFC 8252 §7.3 loopback hosts a redirect URI may name, as written in one; LOOPBACK_HOSTS picks the ones this server accepts. */
   loopbackHosts: ['127.0.0.1', '[::1]', 'localhost'],
   /** Fixed limits of what a client may send, in characters unless named otherwise. */
   limits: {
+    /** A client_id, a metadata document's URL included. */
+    clientId: 200,
     redirectUris: 10,
     redirectUriLength: 2000,
     contacts: 10,
@@ -49,6 +57,13 @@ export const AUTHORIZATION_SERVER = {
      * HTTP clients accept.
      */
     stateBytes: 2000,
+    /**
+     * How long a client metadata document is kept, in seconds: its
+     * Cache-Control max-age within [min, max] (no max-age or no-store: min);
+     * a failed fetch or an invalid document is remembered for `failure`.
+     * `entries` documents at most are kept by each instance.
+     */
+    metadataDocumentCache: { min: 300, max: 86_400, failure: 60, entries: 1000 },
   },
 } as const;
 

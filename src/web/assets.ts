@@ -23,6 +23,8 @@ ul.apps { list-style: none; padding: 0; }
 li.app { border: 1px solid #8884; border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
 li.app h2 { font-size: 1.15rem; margin: 0; }
 .notice { border-left: 4px solid var(--accent); padding: .25rem .75rem; }
+.warning { border-left: 4px solid var(--danger); padding: .25rem .75rem; }
+.document-host { font-size: 1.1em; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 `;
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { OAuthError } from '../oauth/errors.ts';
+import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { connectedAppsPage, type ConnectedApp } from './pages/connected-apps.ts';
 import { WEB_PATHS } from './interaction/paths.ts';
 import { readSession } from './interaction/session.ts';
@@ -50,7 +51,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
     if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
     // formProtection has read the _csrf field from this body: it is an object.
     const clientId = (request.body as Record<string, unknown>).client_id;
-    if (typeof clientId !== 'string' || clientId.length > 200) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
+    if (typeof clientId !== 'string' || clientId.length > AUTHORIZATION_SERVER.limits.clientId) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
     const removed = await deps.store.grants.delete(signedIn.user.id, clientId);
     const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());
     request.log.info({ client_id: clientId, revoked }, 'app disconnected by its user');

@@ -25,6 +25,7 @@ const SUPPORTED = {
   subject_types_supported: ['public'],
   id_token_signing_alg_values_supported: ['RS256', 'ES256'],
   prompt_values_supported: ['none', 'login', 'consent'],
+  client_id_metadata_document_supported: true,
 };
 
 const REDIRECT_URIS_PROSE =

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { authorizeUrl, pkcePair, postForm, register } from './oauth.ts';
 import { isolatedDatabase } from './postgres-database.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
 import { freshDatabaseUrl, type StoreKind } from './stores.ts';
 import { UserAgent } from './user-agent.ts';
 
@@ -35,10 +35,10 @@ export interface FlowServer extends TestServer {
 }
 
 /** The real app on a database of its own (a fresh SQLite file or a fresh PostgreSQL database). */
-export async function startFlowServer(kind: StoreKind, env: Record<string, string> = {}): Promise<FlowServer> {
+export async function startFlowServer(kind: StoreKind, env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<FlowServer> {
   const isolated = await isolatedDatabase(kind);
   const databaseUrl = isolated.env.DATABASE_URL ?? (await freshDatabaseUrl(kind));
-  const server = await startTestServer(kind, { ...env, DATABASE_URL: databaseUrl });
+  const server = await startTestServer(kind, { ...env, DATABASE_URL: databaseUrl }, options);
   const user = await server.addUser('owner');
   return {
     ...server,

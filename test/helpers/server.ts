@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config/index.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { MetadataDocuments } from '../../src/oauth/clients/metadata-document.ts';
 import { createUser } from '../../src/cli/users.ts';
 import type { Role } from '../../src/access/roles.ts';
 import { freshDatabaseUrl, type StoreKind } from './stores.ts';
@@ -21,13 +22,18 @@ export interface TestServer extends RunningServer {
   freeze(): () => void;
 }
 
+export interface TestServerOptions {
+  /** A certificate authority the server trusts for the https requests it makes (client metadata documents). */
+  extraCa?: string;
+}
+
 let userCounter = 0;
 
 /**
  * The real app, listening on a free loopback port, on a fresh database of the
  * given kind. Settings can be overridden with environment-variable names.
  */
-export async function startTestServer(kind: StoreKind, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(kind: StoreKind, env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),
@@ -45,7 +51,9 @@ export async function startTestServer(kind: StoreKind, env: Record<string, strin
   });
   let offset = 0;
   let frozenAt: number | undefined;
-  const server = await startServer(config, { now: () => (frozenAt ?? Date.now()) + offset });
+  const now = () => (frozenAt ?? Date.now()) + offset;
+  const clientDocuments = new MetadataDocuments({ settings: config.clientDocuments, loopbackHosts: config.loopbackHosts, now, ...(options.extraCa ? { extraCa: options.extraCa } : {}) });
+  const server = await startServer(config, { now, clientDocuments });
   return {
     ...server,
     issuer: config.issuer,

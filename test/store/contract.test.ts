@@ -408,6 +408,18 @@ describe.each(STORE_KINDS)('store contract (%s)', (kind) => {
       }
     });
 
+    it('saveFromDocument creates a client known by its document, then replaces only its metadata; racing saves leave one row', async () => {
+      const docId = `https://app.example/${id('client-')}.json`;
+      const first = newClient().metadata;
+      await store.clients.saveFromDocument(docId, first, T0 + 10);
+      expect(await store.clients.find(docId)).toEqual({ id: docId, secretHash: null, metadata: first, createdAt: T0 + 10, lastUsedAt: null, registration: 'open' });
+      await store.clients.markUsed(docId, T0 + 20);
+      const second = { ...first, client_name: 'Renamed', redirect_uris: ['https://app.example/cb'] };
+      await Promise.all([store.clients.saveFromDocument(docId, second, T0 + 30), store.clients.saveFromDocument(docId, second, T0 + 31)]);
+      expect(await store.clients.find(docId)).toEqual({ id: docId, secretHash: null, metadata: second, createdAt: T0 + 10, lastUsedAt: T0 + 20, registration: 'open' });
+      expect((await store.clients.list()).filter((c) => c.id === docId)).toHaveLength(1);
+    });
+
     it('markUsed sets lastUsedAt, and moves it only once at least a minute has passed', async () => {
       const c = newClient();
       await store.clients.create(c);

@@ -3,6 +3,8 @@ import type { Client } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { matchRegisteredRedirectUri } from '../loopback.ts';
 import { matchOperatorRedirectUri } from '../operator-redirect-uri.ts';
+import { isClientIdUrl, matchDocumentRedirectUri } from '../clients/metadata-document-rules.ts';
+import { resolveClient } from '../clients/resolve-client.ts';
 import { isWellFormedS256Challenge } from '../pkce.ts';
 import { checkResource, resourcesFor } from '../resources.ts';
 import { parseScope, type Scope } from '../../access/scopes.ts';
@@ -64,7 +66,15 @@ function bounded(params: RawParams, name: string, max: number): string | undefin
 async function checkClient(params: RawParams, deps: Deps): Promise<Client> {
   const clientId = single(params, 'client_id');
   if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
-  const client = clientId.length <= 200 ? await deps.store.clients.find(clientId) : undefined;
+  let client: Client | undefined;
+  try {
+    client = clientId.length <= AS.limits.clientId || isClientIdUrl(clientId) ? await resolveClient(clientId, deps) : undefined;
+  } catch (err) {
+    // A metadata document that cannot be used (the draft: "the authorization server SHOULD abort the
+    // authorization request"): shown as a page, so 400 rather than invalid_client's usual 401.
+    if (err instanceof OAuthError && err.code === 'invalid_client') throw new OAuthError('invalid_client', err.description, 400).withDetail(err.detail ?? '');
+    throw err;
+  }
   // Shown as a page (never redirected), so 400 rather than invalid_client's usual 401, which would need a challenge.
   if (!client) throw new OAuthError('invalid_client', 'No client is registered with this client_id. Register it again at /api/oauth/register.', 400);
   return client;
@@ -74,8 +84,9 @@ function checkRedirectUri(params: RawParams, client: Client, deps: Deps): string
   const redirectUri = single(params, 'redirect_uri');
   // Loopback clients may use any port, so Lyceum cannot infer the URI: it is always required.
   if (!redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required');
-  // The school's clients may have https and private-use redirect URIs, matched as written.
-  const matches = client.registration === 'operator' ? matchOperatorRedirectUri : matchRegisteredRedirectUri;
+  // The school's clients may have https and private-use redirect URIs, matched as written; a
+  // client known by its metadata document is matched against the document's list.
+  const matches = isClientIdUrl(client.id) ? matchDocumentRedirectUri : client.registration === 'operator' ? matchOperatorRedirectUri : matchRegisteredRedirectUri;
   if (!matches(redirectUri, client.metadata.redirect_uris, deps.config.loopbackHosts)) {
     throw new OAuthError('invalid_request', 'redirect_uri does not match any URI registered for this client.');
   }

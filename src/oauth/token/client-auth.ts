@@ -5,6 +5,8 @@ import type { Client } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { sha256 } from '../tokens/secrets.ts';
 import { param, type FormParams } from './form-params.ts';
+import { resolveClient } from '../clients/resolve-client.ts';
+import { AUTHORIZATION_SERVER as AS } from '../../util/authorization-server.ts';
 
 const invalidClient = (d: string) => new OAuthError('invalid_client', d);
 
@@ -22,10 +24,16 @@ export async function authenticateClient(request: FastifyRequest, body: FormPara
     throw e;
   }
   // RFC 6749 §5.2 invalid_client: "no client authentication included".
-  const clientId = param(body, 'client_id', 200);
+  const clientId = param(body, 'client_id', AS.limits.clientId);
   if (clientId === undefined) throw invalidClient('client_id is required');
   const secret = param(body, 'client_secret', 200);
-  const client = await deps.store.clients.find(clientId);
+  // A client_id that is a URL: its metadata document must still be usable (invalid_client if not).
+  const client = await resolveClient(clientId, deps).catch((err: unknown) => {
+    // RFC 6749 §5.2 invalid_client: "Client authentication failed (e.g., unknown client ...)"; a
+    // client_id URL that cannot name a document is such an unknown client here.
+    if (err instanceof OAuthError && err.code === 'invalid_request') throw invalidClient(err.description);
+    throw err;
+  });
   if (!client) throw invalidClient('Unknown client');
   if (client.metadata.token_endpoint_auth_method === 'none') {
     if (secret !== undefined) throw invalidClient('This client is public (token_endpoint_auth_method none) and has no secret');

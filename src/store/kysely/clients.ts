@@ -53,6 +53,14 @@ export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgr
         where (select count(*) from clients where registration = 'open') < cast(${maxClients} as bigint)`;
       return insertIfRoom(db, kind, 'clients', insert);
     },
+    async saveFromDocument(id, metadata, now) {
+      const json = JSON.stringify(metadata);
+      await db
+        .insertInto('clients')
+        .values({ id, secret_hash: null, metadata: json, created_at: now, last_used_at: null, registration: 'open' })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ metadata: json }))
+        .execute();
+    },
     async find(id) {
       const row = await findById(id);
       return row && toClient(row);

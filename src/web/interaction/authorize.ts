@@ -12,6 +12,7 @@ import {
   type RawParams,
 } from '../../oauth/authorize/validate-request.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
+import { isClientIdUrl, onlyLoopbackRedirects } from '../../oauth/clients/metadata-document-rules.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { AUTHORIZE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
 import { consentPage } from '../pages/consent.ts';
@@ -81,6 +82,7 @@ async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signe
     grantable,
     withheld: req.scopes.filter((s) => !grantable.includes(s)),
     params: carriedParams(params),
+    ...(isClientIdUrl(req.client.id) ? { metadataDocument: { host: new URL(req.client.id).host, onlyLoopback: onlyLoopbackRedirects(req.client.metadata) } } : {}),
   });
   return reply.type(HTML).header('cache-control', 'no-store').send(page);
 }

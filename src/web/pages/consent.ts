@@ -1,5 +1,5 @@
 import { describeScope, type Scope } from '../../access/scopes.ts';
-import { html } from '../html.ts';
+import { html, type SafeHtml } from '../html.ts';
 import { layout } from '../layout.ts';
 
 export interface ConsentPage {
@@ -16,6 +16,20 @@ export interface ConsentPage {
   withheld: Scope[];
   /** The authorization request, re-sent with the decision and validated again. */
   params: Record<string, string>;
+  /** A client known by its metadata document: the document's host, and whether every redirect URI it lists is on this computer. */
+  metadataDocument?: { host: string; onlyLoopback: boolean };
+}
+
+/**
+ * Who vouches for a client that named itself by a metadata document. The
+ * draft: "The authorization server SHOULD display the hostname of the
+ * client_id on the authorization interface, in addition to displaying the
+ * fetched client information".
+ */
+function documentNotice(clientId: string, d: { host: string; onlyLoopback: boolean }): SafeHtml {
+  return html`<p class="document-host"><strong>${d.host}</strong> says it is this app. Lyceum has not reviewed it: allow it only if you trust ${d.host}.</p>
+<p class="muted">Client ID: <code>${clientId}</code></p>
+${d.onlyLoopback ? html`<p class="warning" role="alert">This app sends you back to an address on your own computer. Any program on your computer could receive this sign-in: allow it only if you just started this app yourself.</p>` : ''}`;
 }
 
 /** A client that registered itself: only loopback redirects, so the user goes back to an app on this computer. */
@@ -29,6 +43,11 @@ const registeredBySchool = (p: ConsentPage) => html`<p>Signed in as <strong>${p.
 <p class="registered-by-school"><strong>Registered by the school.</strong> An administrator of this school added this app and where it may send you back.</p>
 <p class="muted">Client ID: <code>${p.clientId}</code>.</p>`;
 
+/** A client known by its metadata document: "on this computer" only when every redirect goes there. */
+const documentClient = (p: ConsentPage, d: { host: string; onlyLoopback: boolean }) => html`<p>Signed in as <strong>${p.userEmail}</strong>. After you decide, you go back to
+<strong>${p.redirectHost}</strong>${d.onlyLoopback ? ' on this computer' : ''}.</p>
+${documentNotice(p.clientId, d)}`;
+
 /** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
 export function consentPage(p: ConsentPage): string {
   const scopeList = (scopes: Scope[]) =>
@@ -36,7 +55,7 @@ export function consentPage(p: ConsentPage): string {
   return layout(
     `Allow ${p.clientName}?`,
     html`<h1>Allow <span class="client-name">${p.clientName}</span> to access your account?</h1>
-${p.registeredBySchool ? registeredBySchool(p) : selfRegistered(p)}
+${p.metadataDocument ? documentClient(p, p.metadataDocument) : p.registeredBySchool ? registeredBySchool(p) : selfRegistered(p)}
 <h2>It will be able to</h2>
 ${p.grantable.length > 0 ? scopeList(p.grantable) : html`<p>Nothing: it asked only for access your role does not have.</p>`}
 ${p.withheld.length > 0 ? html`<h2>Asked for, but not available to your role</h2>${scopeList(p.withheld)}` : ''}

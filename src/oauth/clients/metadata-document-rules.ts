@@ -1,0 +1,149 @@
+/**
+ * The rules of OAuth Client ID Metadata Documents
+ * (draft-ietf-oauth-client-id-metadata-document): which client_id is a
+ * Client Identifier URL, what such a URL may look like, and what the
+ * document found there must say. Fetching and caching are in
+ * metadata-document.ts; this module only judges.
+ */
+import type { ClientMetadata } from '../../store/types.ts';
+import { formatScope, parseScope } from '../../access/scopes.ts';
+import { AUTHORIZATION_SERVER as AS, isOneOf, type GrantType, type LoopbackHost } from '../../util/authorization-server.ts';
+import { OAuthError } from '../errors.ts';
+import { checkLoopbackRedirectUri, matchRegisteredRedirectUri } from '../loopback.ts';
+
+const LIMITS = AS.limits;
+
+/**
+ * Whether a client_id is meant as a Client Identifier URL. Lyceum's own
+ * client_ids start with `lyc_`; the draft: an authorization server that also
+ * issues its own "SHOULD ensure that the client_id strings it generates do
+ * not start with https://". An http:// one is taken as a URL too, so that it
+ * is refused for its scheme rather than as an unknown client.
+ */
+export function isClientIdUrl(clientId: string): boolean {
+  return /^https?:\/\//i.test(clientId);
+}
+
+const badClientId = (why: string) => new OAuthError('invalid_request', `client_id is a URL, so it must name a client metadata document: ${why}.`);
+
+/**
+ * The draft's Client Identifier URL: it "MUST use the https URL scheme",
+ * "MUST NOT contain a userinfo component", "MUST contain a path component",
+ * "MUST NOT contain single-dot or double-dot path components" and "MUST NOT
+ * contain a fragment component". Since Client Identifier URLs "MUST be
+ * compared using simple string comparison" and the document's client_id
+ * "MUST also match the URL that the authorization server used to fetch the
+ * document", the URL must also be written as a URL parser writes it, so the
+ * URL fetched is, character for character, the client_id.
+ */
+export function checkClientIdUrl(clientId: string): URL {
+  if (clientId.length > LIMITS.clientId) throw badClientId(`it may be at most ${LIMITS.clientId} characters`);
+  if (!/^https:\/\//.test(clientId)) throw badClientId('it must be an https URL');
+  if (clientId.includes('#')) throw badClientId('it must not have a fragment');
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    throw badClientId('it is not a valid URL');
+  }
+  if (url.username || url.password || /^https:\/\/[^/?#]*@/.test(clientId)) throw badClientId('it must not carry a user name or password');
+  const path = /^https:\/\/[^/?#]*(\/[^?#]*)?/.exec(clientId)![1] ?? '';
+  const segments = path.split('/').slice(1);
+  if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw badClientId('its path must not have . or .. segments');
+  // The draft: a path of / "is NOT RECOMMENDED"; the MCP SDK refuses one too. Lyceum requires a real path.
+  if (path === '' || path === '/') throw badClientId('it must have a path, such as https://app.example/oauth/client.json');
+  if (url.href !== clientId) throw badClientId(`it must be written the way a URL parser writes it (${url.href})`);
+  return url;
+}
+
+const badDocument = (url: string, why: string) =>
+  new OAuthError('invalid_client', `The client metadata document at ${url} cannot be used: ${why}.`);
+
+/** A redirect URI a document may list: https (RFC 9700 §2.1: matched exactly), or loopback http (RFC 8252 §7.3). */
+function usableRedirectUri(raw: unknown, loopbackHosts: readonly LoopbackHost[]): raw is string {
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > LIMITS.redirectUriLength) return false;
+  if (raw.startsWith('http://')) return checkLoopbackRedirectUri(raw, loopbackHosts).ok;
+  // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
+  if (!raw.startsWith('https://') || raw.includes('#') || /\s|\\/.test(raw)) return false;
+  try {
+    const url = new URL(raw);
+    return !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The document fetched from `url`, checked: a JSON object whose client_id
+ * is the URL, with client_name and redirect_uris, for a public client.
+ * Returns the metadata Lyceum stores for the client; throws invalid_client
+ * with the reason otherwise.
+ */
+export function checkMetadataDocument(url: string, body: Buffer, loopbackHosts: readonly LoopbackHost[]): ClientMetadata {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badDocument(url, 'it is not JSON');
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw badDocument(url, 'it is not a JSON object');
+  const d = doc as Record<string, unknown>;
+  // The draft: its client_id "MUST match the Client Identifier URL ... using simple string comparison".
+  if (d.client_id !== url) throw badDocument(url, 'its client_id is not the URL it was fetched from');
+  if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > LIMITS.metadataString) {
+    throw badDocument(url, `it needs a client_name of 1 to ${LIMITS.metadataString} characters`);
+  }
+  // The draft: "the token_endpoint_auth_method property MUST NOT include client_secret_post,
+  // client_secret_basic, client_secret_jwt, or any other method based around a shared symmetric
+  // secret", and "the client_secret and client_secret_expires_at properties MUST NOT be used".
+  // Key-based methods (private_key_jwt) are not offered here: such a client is public.
+  // An absent method means none: RFC 7591's default, client_secret_basic, needs a secret no document can hold.
+  const method = d.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none') throw badDocument(url, 'its token_endpoint_auth_method must be none (a public client; shared secrets are impossible and keys are not supported)');
+  if (d.client_secret !== undefined || d.client_secret_expires_at !== undefined) throw badDocument(url, 'it must not contain client_secret');
+
+  if (!Array.isArray(d.redirect_uris) || d.redirect_uris.length === 0) throw badDocument(url, 'it needs redirect_uris');
+  if (d.redirect_uris.length > LIMITS.redirectUris) throw badDocument(url, `it may list at most ${LIMITS.redirectUris} redirect_uris`);
+  // Like open registration, entries Lyceum cannot use (other schemes, plain http elsewhere) are dropped.
+  const redirectUris = [...new Set(d.redirect_uris.filter((u) => usableRedirectUri(u, loopbackHosts)))];
+  if (redirectUris.length === 0) throw badDocument(url, 'none of its redirect_uris is https or a loopback http URI');
+
+  const grantTypes = d.grant_types ?? [AS.requiredGrantType];
+  if (!Array.isArray(grantTypes) || !grantTypes.includes(AS.requiredGrantType)) throw badDocument(url, `its grant_types must include ${AS.requiredGrantType}`);
+  const responseTypes = d.response_types ?? AS.responseTypes;
+  if (!Array.isArray(responseTypes) || !responseTypes.every((t) => isOneOf(AS.responseTypes, t))) throw badDocument(url, `its response_types must be ${JSON.stringify(AS.responseTypes)}`);
+
+  const metadata: ClientMetadata = {
+    client_name: d.client_name,
+    redirect_uris: redirectUris,
+    // Grant types Lyceum does not offer are left out rather than refused: they are never used here.
+    grant_types: AS.grantTypes.filter((g) => grantTypes.includes(g)) as GrantType[],
+    response_types: [...AS.responseTypes],
+    token_endpoint_auth_method: 'none',
+    application_type: redirectUris.every((u) => u.startsWith('http://')) ? 'native' : 'web',
+  };
+  if (typeof d.scope === 'string' && d.scope.length <= LIMITS.scope) {
+    const kept = formatScope(parseScope(d.scope).scopes);
+    if (kept) metadata.scope = kept;
+  }
+  if (typeof d.client_uri === 'string' && d.client_uri.length <= LIMITS.metadataUrl && d.client_uri.startsWith('https://')) metadata.client_uri = d.client_uri;
+  return metadata;
+}
+
+/**
+ * Whether a requested redirect_uri is one the document lists: an https one
+ * exactly as written (RFC 9700 §2.1), a loopback one with any port (RFC 8252
+ * §7.3: "The authorization server MUST allow any port to be specified at the
+ * time of the request for loopback IP redirect URIs"), its host as written:
+ * a document that lists http://localhost/callback accepts
+ * http://localhost:53123/callback, not http://127.0.0.1:53123/callback.
+ */
+export function matchDocumentRedirectUri(requested: string, listed: readonly string[], loopbackHosts: readonly LoopbackHost[]): boolean {
+  if (requested.startsWith('https://')) return listed.includes(requested);
+  return matchRegisteredRedirectUri(requested, listed, loopbackHosts);
+}
+
+/** Every redirect URI the document lists goes to this computer: anything running on it could receive the code. */
+export function onlyLoopbackRedirects(metadata: ClientMetadata): boolean {
+  return metadata.redirect_uris.every((u) => u.startsWith('http://'));
+}

@@ -1,0 +1,179 @@
+/**
+ * How Lyceum fetches client metadata documents: kept within bounds by their
+ * Cache-Control, one fetch however many requests wait for it, failures
+ * remembered briefly, a rate per host, a deadline, and no fetch at all from
+ * an address that is not public unless CIMD_ALLOW_HOSTS names the host.
+ * Documents are served over real https by a local server (see
+ * client-metadata-document.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
+import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
+import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
+import { STORE_KINDS } from '../helpers/stores.ts';
+
+let docs: DocumentServer;
+let paths = 0;
+const freshPath = (name: string) => `/fetching/${name}-${++paths}.json`;
+
+beforeAll(async () => {
+  docs = await startDocumentServer();
+});
+afterAll(() => docs?.close());
+
+function request(issuer: string, clientId: string): string {
+  return authorizeUrl(issuer, {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: 'http://127.0.0.1:53123/callback',
+    scope: 'courses:read',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+  });
+}
+
+/** The authorization endpoint's answer: 200 is the sign-in page (the client was accepted). */
+async function authorize(server: FlowServer, clientId: string): Promise<{ status: number; html: string; headers: Headers }> {
+  const res = await fetch(request(server.issuer, clientId), { redirect: 'manual' });
+  expect(res.headers.get('location')).toBeNull();
+  return { status: res.status, html: await res.text(), headers: res.headers };
+}
+
+const alert = (description: string) => `<p class="error" role="alert">${description}</p>`;
+
+/** A valid document at a fresh path, with these response headers. */
+function serveDocument(name: string, headers: Record<string, string> = {}): { path: string; url: string } {
+  const path = freshPath(name);
+  const url = docs.url(path);
+  docs.json(path, documentFor(url), headers);
+  return { path, url };
+}
+
+describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => {
+  let server: FlowServer;
+
+  beforeAll(async () => {
+    server = await startFlowServer(kind, { CIMD_ALLOW_HOSTS: 'localhost', CIMD_FETCHES_PER_HOST_PER_MINUTE: '0' }, { extraCa: TEST_CA });
+  });
+  afterAll(() => server?.stop());
+
+  it('fetches a document once for two authorizations', async () => {
+    const { path, url } = serveDocument('twice');
+    expect((await authorize(server, url)).status).toBe(200);
+    expect((await authorize(server, url)).status).toBe(200);
+    expect(docs.hits(path)).toBe(1);
+  });
+
+  it('fetches a document once for ten concurrent authorizations', async () => {
+    const path = freshPath('concurrent');
+    const url = docs.url(path);
+    // Answered after a pause, so every request arrives while the first fetch is under way.
+    docs.serve(path, (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(documentFor(url))), 300));
+    const results = await Promise.all(Array.from({ length: 10 }, () => authorize(server, url)));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(docs.hits(path)).toBe(1);
+  });
+
+  it('remembers a failed fetch for a minute, then fetches again', async () => {
+    const path = freshPath('failing');
+    const url = docs.url(path);
+    docs.json(path, { error: 'down' }, {}, 500);
+    const description = alert(`The client metadata document at ${url} cannot be used: it answered HTTP 500.`);
+    expect((await authorize(server, url)).html).toContain(description);
+    // Fixed at once, but the failure is still remembered.
+    docs.json(path, documentFor(url));
+    const again = await authorize(server, url);
+    expect(again.status).toBe(400);
+    expect(again.html).toContain(description);
+    expect(docs.hits(path)).toBe(1);
+    server.advance(61_000);
+    expect((await authorize(server, url)).status).toBe(200);
+    expect(docs.hits(path)).toBe(2);
+  });
+
+  const LIFETIMES: { cacheControl: string | undefined; keptSeconds: number }[] = [
+    { cacheControl: undefined, keptSeconds: 300 },
+    { cacheControl: 'no-store', keptSeconds: 300 },
+    { cacheControl: 'no-cache', keptSeconds: 300 },
+    { cacheControl: 'max-age=60', keptSeconds: 300 },
+    { cacheControl: 'public, max-age=600', keptSeconds: 600 },
+    { cacheControl: 'max-age=31536000, immutable', keptSeconds: 86_400 },
+  ];
+  for (const { cacheControl, keptSeconds } of LIFETIMES) {
+    it(`keeps a document served with Cache-Control ${cacheControl ?? '(none)'} for ${keptSeconds} s, then fetches it again`, async () => {
+      const { path, url } = serveDocument('lifetime', cacheControl ? { 'cache-control': cacheControl } : {});
+      const thaw = server.freezeClock();
+      try {
+        expect((await authorize(server, url)).status).toBe(200);
+        server.advance(keptSeconds * 1000 - 1);
+        expect((await authorize(server, url)).status).toBe(200);
+        expect(docs.hits(path)).toBe(1);
+        server.advance(1);
+        expect((await authorize(server, url)).status).toBe(200);
+        expect(docs.hits(path)).toBe(2);
+      } finally {
+        thaw();
+      }
+    });
+  }
+
+  it('gives up on a document that does not arrive within CIMD_FETCH_TIMEOUT_MS', async () => {
+    const slow = await startFlowServer(kind, { CIMD_ALLOW_HOSTS: 'localhost', CIMD_FETCH_TIMEOUT_MS: '500' }, { extraCa: TEST_CA });
+    try {
+      const path = freshPath('slow');
+      const url = docs.url(path);
+      docs.serve(path, (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(documentFor(url))), 3000).unref());
+      const started = Date.now();
+      const page = await authorize(slow, url);
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(page.status).toBe(400);
+      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: it did not arrive in time.`));
+    } finally {
+      await slow.stop();
+    }
+  });
+});
+
+describe('the address check and the rate per host (sqlite)', () => {
+  it('fetches nothing from a host that resolves to a loopback address unless CIMD_ALLOW_HOSTS names it', async () => {
+    const server = await startFlowServer('sqlite', {}, { extraCa: TEST_CA });
+    try {
+      const { path, url } = serveDocument('private');
+      const page = await authorize(server, url);
+      expect(page.status).toBe(400);
+      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: its host is not on the public internet.`));
+      expect(page.html).toContain('Error code: <code>invalid_client</code>.');
+      // The same for the address written as an IP literal.
+      const literal = url.replace('localhost', '127.0.0.1');
+      expect((await authorize(server, literal)).html).toContain(alert(`The client metadata document at ${literal} cannot be used: its host is not on the public internet.`));
+      expect(docs.hits(path)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('fetches at most CIMD_FETCHES_PER_HOST_PER_MINUTE documents from one host, then answers 429 with Retry-After', async () => {
+    const server = await startFlowServer('sqlite', { CIMD_ALLOW_HOSTS: 'localhost', CIMD_FETCHES_PER_HOST_PER_MINUTE: '2' }, { extraCa: TEST_CA });
+    try {
+      const thaw = server.freezeClock();
+      const [a, b, c] = [serveDocument('rate-a'), serveDocument('rate-b'), serveDocument('rate-c')];
+      expect((await authorize(server, a.url)).status).toBe(200);
+      expect((await authorize(server, b.url)).status).toBe(200);
+      const limited = await authorize(server, c.url);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('30');
+      expect(limited.html).toContain(alert('Lyceum fetched client metadata documents from localhost too often just now; try again shortly.'));
+      expect(limited.html).toContain('Error code: <code>too_many_requests</code>.');
+      expect(docs.hits(c.path)).toBe(0);
+      // Documents already kept cost nothing.
+      expect((await authorize(server, a.url)).status).toBe(200);
+      // One fetch is earned back every 30 seconds.
+      server.advance(30_000);
+      expect((await authorize(server, c.url)).status).toBe(200);
+      expect(docs.hits(c.path)).toBe(1);
+      thaw();
+    } finally {
+      await server.stop();
+    }
+  });
+});
