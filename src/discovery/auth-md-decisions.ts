@@ -38,7 +38,7 @@ export function decisions(config: Config): string {
         `A mixed \`redirect_uris\` list keeps only its loopback entries and the answer echoes the kept list (RFC 7591 §3.2.1); duplicates are dropped; at most ${AS.limits.redirectUris} entries.`,
         'There is no client configuration endpoint (RFC 7592): a registration cannot be read back, changed or deleted over HTTP. Register again when in doubt; an operator removes clients with `lyceum clients delete`.',
         'Apps with https or app-scheme callbacks are registered by the school with `lyceum clients add` (see "Clients the school registers"); they do not count against MAX_REGISTERED_CLIENTS and are never purged for being unused.',
-        'Client ID Metadata Documents are not supported (`client_id_metadata_document_supported` is not advertised): register first.',
+        'A client need not register: a `client_id` that is an https URL names its Client ID Metadata Document (see "Clients that name themselves by a URL"). Such a client is not counted against MAX_REGISTERED_CLIENTS.',
       ],
     ],
     [

@@ -9,6 +9,7 @@ import { insufficientScope, invalidToken, type GuardContext } from '../resource/
 import { PRM_PATHS } from '../resource/protected-resources.ts';
 import type { Store } from '../store/types.ts';
 import { decisions } from './auth-md-decisions.ts';
+import { clientDocumentsSection } from './auth-md-client-documents.ts';
 import { errorTable } from './auth-md-errors.ts';
 import { limitsSection } from './auth-md-limits.ts';
 import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
@@ -192,13 +193,13 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
   const issuer = config.issuer;
   const sections: string[] = [
     '# Lyceum: authentication for CLI tools, apps and agents',
-    `> Issuer: ${code(issuer)}. OAuth 2.0 authorization code flow with PKCE (S256), OpenID Connect, open dynamic registration for loopback clients; apps with https or app-scheme callbacks are registered by the school. Requests without a token are served as anonymous and never challenged.`,
+    `> Issuer: ${code(issuer)}. OAuth 2.0 authorization code flow with PKCE (S256), OpenID Connect, open dynamic registration for loopback clients, Client ID Metadata Documents (a \`client_id\` that is the https URL of the client’s own metadata), and apps with https or app-scheme callbacks registered by the school. Requests without a token are served as anonymous and never challenged.`,
     `The authorization server metadata at ${code(issuer + METADATA_PATHS.authorizationServer)} is authoritative if this page and it ever disagree. Every URL below is on the issuer; the issuer is exactly ${code(issuer)}, and it is the \`iss\` of redirects, ID tokens and introspection.`,
     '## Endpoints',
     endpointsSection(issuer, methodsOf),
     '## Flow at a glance',
     bullets([
-      'Register once (public client: `token_endpoint_auth_method` `none`; confidential: `client_secret_post`).',
+      'Register once (public client: `token_endpoint_auth_method` `none`; confidential: `client_secret_post`), or skip registration by using the https URL of your metadata document as `client_id` (below).',
       'Send the user’s browser to the authorization endpoint with a PKCE S256 challenge; listen on a loopback port.',
       'Receive `code`, `state` and `iss` on the redirect; check `state`, and that `iss` equals the issuer.',
       'Exchange the code with the `code_verifier` at the token endpoint.',
@@ -214,6 +215,8 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
     rolesSection(),
     '## Loopback redirect URIs',
     loopbackSection(config),
+    '## Clients that name themselves by a URL (Client ID Metadata Documents)',
+    clientDocumentsSection(config),
     '## Clients the school registers',
     operatorClientsSection(config),
     '## An MCP agent, from first contact to a tool call',

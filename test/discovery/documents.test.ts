@@ -138,15 +138,15 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
       md = (await getDoc(server.issuer, '/auth.md')).text;
     });
 
-    it('is built with this server’s issuer: every absolute URL on another origin is a loopback or .example redirect example', () => {
+    it('is built with this server’s issuer: every absolute URL on another origin is a loopback redirect example or on a reserved .example host', () => {
       expect(md).toContain(`ISSUER='${server.issuer}'`);
       expect(md).toContain(`Issuer: \`${server.issuer}\``);
       const origins = new Set([...md.matchAll(/https?:\/\/[^\s`'"/)|]+/g)].map((m) => m[0]));
       for (const origin of origins) {
         if (origin === server.issuer) continue;
-        // RFC 2606 reserves .example for examples: it names no real site.
-        const example = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin) || origin === 'https://…' || /^https:\/\/[a-z-]+\.example$/.test(origin);
-        expect(example, `unexpected origin ${origin}`).toBe(true);
+        // RFC 2606 §3: .example names no real host; the Client ID Metadata Document examples use it.
+        const example = /^https:\/\/[a-z.]+\.example(:\d+)?$/.test(origin);
+        expect(/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin) || origin === 'https://…' || example, `unexpected origin ${origin}`).toBe(true);
       }
     });
 

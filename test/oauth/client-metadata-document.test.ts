@@ -64,6 +64,14 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     expect(meta.client_id_metadata_document_supported).toBe(true);
   });
 
+  it('/auth.md says how such a client connects, with this server\'s limits', async () => {
+    const md = await (await fetch(`${server.issuer}/auth.md`)).text();
+    expect(md).toContain('## Clients that name themselves by a URL (Client ID Metadata Documents)');
+    expect(md).toContain('Fetched with a 3000 ms deadline (CIMD_FETCH_TIMEOUT_MS), at most 5120 bytes (CIMD_MAX_BYTES)');
+    expect(md).toContain('Fetches per host are not limited on this server (CIMD_FETCHES_PER_HOST_PER_MINUTE=0).');
+    expect(md).not.toContain('Client ID Metadata Documents are not supported');
+  });
+
   it('completes discovery → authorize → consent → code → token (PKCE, no secret) → UserInfo → refresh with oauth4webapi', async () => {
     const path = freshPath('oauth4webapi');
     const clientId = docs.url(path);
