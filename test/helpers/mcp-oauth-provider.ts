@@ -13,6 +13,8 @@ export interface ProviderOptions {
   grantTypes?: string[];
   /** Also send a `state` (the SDK sends none unless the provider makes one). */
   withState?: boolean;
+  /** The https URL of the client's metadata document: the SDK then uses it as client_id instead of registering. */
+  clientMetadataUrl?: string;
 }
 
 export class InMemoryOAuthProvider implements OAuthClientProvider {
@@ -39,6 +41,7 @@ export class InMemoryOAuthProvider implements OAuthClientProvider {
       token_endpoint_auth_method: 'none',
     };
     this.withState = opts.withState ?? false;
+    if (opts.clientMetadataUrl) this.clientMetadataUrl = opts.clientMetadataUrl;
     if (this.withState) {
       this.state = () => {
         const s = randomBytes(12).toString('base64url');
@@ -49,6 +52,7 @@ export class InMemoryOAuthProvider implements OAuthClientProvider {
   }
 
   state?: () => string;
+  readonly clientMetadataUrl?: string;
 
   clientInformation(): OAuthClientInformationMixed | undefined {
     return this.client;
