@@ -64,6 +64,17 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
     expect(docs.hits(path)).toBe(1);
   });
 
+  it('stores the client again when its row was deleted while the document is still kept', async () => {
+    const { path, url } = serveDocument('row-deleted');
+    expect((await authorize(server, url)).status).toBe(200);
+    expect((await server.deps.store.clients.find(url))?.metadata.client_name).toBe('Claude Code (test)');
+    // As `lyceum clients delete` or the purge of never-used clients does.
+    expect(await server.deps.store.clients.delete(url)).toBe(true);
+    expect((await authorize(server, url)).status).toBe(200);
+    expect((await server.deps.store.clients.find(url))?.id).toBe(url);
+    expect(docs.hits(path)).toBe(1);
+  });
+
   it('fetches a document once for ten concurrent authorizations', async () => {
     const path = freshPath('concurrent');
     const url = docs.url(path);
