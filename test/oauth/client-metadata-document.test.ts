@@ -181,6 +181,10 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     expect(page.html).toContain('</strong> says it is this app.');
     expect(page.html).not.toContain('Any program on your computer');
     expect(page.html).toContain('you go back to\n<strong>app.example</strong>.');
+    // The same document's loopback redirect URI goes back to this computer.
+    page = asPage(await agent.navigate(request(server.issuer, clientId, { redirect_uri: 'http://localhost:53123/callback' })));
+    expect(page.html).toContain('you go back to\n<strong>localhost:53123</strong> on this computer.');
+    expect(page.html).not.toContain('Any program on your computer');
   });
 
   describe('refusals at the authorization endpoint: a page, never a redirect', () => {

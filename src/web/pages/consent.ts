@@ -16,6 +16,8 @@ export interface ConsentPage {
   withheld: Scope[];
   /** The authorization request, re-sent with the decision and validated again. */
   params: Record<string, string>;
+  /** The redirect URI is an https one, not on the user's computer. */
+  redirectElsewhere?: boolean;
   /** A client known by its metadata document: the document's host, and whether every redirect URI it lists is on this computer. */
   metadataDocument?: { host: string; onlyLoopback: boolean };
 }
@@ -43,9 +45,9 @@ const registeredBySchool = (p: ConsentPage) => html`<p>Signed in as <strong>${p.
 <p class="registered-by-school"><strong>Registered by the school.</strong> An administrator of this school added this app and where it may send you back.</p>
 <p class="muted">Client ID: <code>${p.clientId}</code>.</p>`;
 
-/** A client known by its metadata document: "on this computer" only when every redirect goes there. */
+/** A client known by its metadata document: "on this computer" only when this redirect goes there. */
 const documentClient = (p: ConsentPage, d: { host: string; onlyLoopback: boolean }) => html`<p>Signed in as <strong>${p.userEmail}</strong>. After you decide, you go back to
-<strong>${p.redirectHost}</strong>${d.onlyLoopback ? ' on this computer' : ''}.</p>
+<strong>${p.redirectHost}</strong>${p.redirectElsewhere ? '' : ' on this computer'}.</p>
 ${documentNotice(p.clientId, d)}`;
 
 /** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
