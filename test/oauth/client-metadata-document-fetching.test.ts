@@ -157,6 +157,9 @@ describe('the address check and the rate per host (sqlite)', () => {
       // The same for the address written as an IP literal.
       const literal = url.replace('localhost', '127.0.0.1');
       expect((await authorize(server, literal)).html).toContain(alert(`The client metadata document at ${literal} cannot be used: its host is not on the public internet.`));
+      // And as an IPv4-mapped IPv6 literal.
+      const mapped = url.replace('localhost', '[::ffff:7f00:1]');
+      expect((await authorize(server, mapped)).html).toContain(alert(`The client metadata document at ${mapped} cannot be used: its host is not on the public internet.`));
       expect(docs.hits(path)).toBe(0);
     } finally {
       await server.stop();

@@ -72,7 +72,7 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     expect(md).not.toContain('Client ID Metadata Documents are not supported');
   });
 
-  it('completes discovery → authorize → consent → code → token (PKCE, no secret) → UserInfo → refresh with oauth4webapi', async () => {
+  it('completes discovery → authorize → consent → code → token (PKCE, no secret) → UserInfo → refresh → revoke with oauth4webapi', async () => {
     const path = freshPath('oauth4webapi');
     const clientId = docs.url(path);
     docs.json(path, documentFor(clientId, { client_name: 'oauth4webapi CIMD app' }));
@@ -117,6 +117,9 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     expect(me.json.sub).toBe(server.user.id);
     const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, allowHttp));
     expect(refreshed.access_token).toMatch(/^lyc_at_/);
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, allowHttp));
+    const again = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, allowHttp);
+    await expect(oauth.processRefreshTokenResponse(as, client, again)).rejects.toMatchObject({ error: 'invalid_grant' });
     // Fetched once for the whole flow: the authorization, the consent and the token requests share it.
     expect(docs.hits(path)).toBe(1);
   });
