@@ -77,8 +77,9 @@ export interface ClientStore {
   create(client: Client): Promise<void>;
   /**
    * Contract: creates the client only while fewer than `maxClients` are
-   * registered through open registration (operator clients do not count);
-   * false when the cap is reached. Racing callers (in one process
+   * registered through open registration (operator clients and clients
+   * saved from a metadata document do not count); false when the cap is
+   * reached. Racing callers (in one process
    * or several on one database) never together pass the cap.
    */
   createWithinCap(client: Client, maxClients: number): Promise<boolean>;

@@ -45,12 +45,13 @@ export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgr
     },
     async createWithinCap(client, maxClients) {
       // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
-      // The cap is open registration's: the clients the school added do not count.
+      // The cap is open registration's: the clients the school added, and those known by a
+      // metadata document (their id is its https URL), do not count.
       const insert = sql`
         insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration)
         select cast(${client.id} as text), cast(${client.secretHash} as text), cast(${JSON.stringify(client.metadata)} as text),
                cast(${client.createdAt} as bigint), cast(${client.lastUsedAt ?? null} as bigint), cast(${client.registration ?? 'open'} as text)
-        where (select count(*) from clients where registration = 'open') < cast(${maxClients} as bigint)`;
+        where (select count(*) from clients where registration = 'open' and id not like 'https://%') < cast(${maxClients} as bigint)`;
       return insertIfRoom(db, kind, 'clients', insert);
     },
     async saveFromDocument(id, metadata, now) {
