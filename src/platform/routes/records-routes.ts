@@ -90,8 +90,9 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
         ...write,
         schema: { tags, summary: `Create a ${label}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
       }, async (request, reply) => {
-        reply.code(201);
-        return service.create(area, request.body as Record<string, unknown>);
+        const created = await service.create(area, request.body as Record<string, unknown>);
+        // RFC 9110 §15.3.2: the new resource "is identified by either a Location header field in the response or ...".
+        return reply.code(201).header('location', `${deps.config.issuer}${base}/${String(created.id)}`).send(created);
       });
       declareRoute(app, deps, {
         method: 'PATCH',
