@@ -12,11 +12,13 @@ export interface PurgeCounts {
   passwordFailures: number;
   /** Clients deleted because they never obtained a token within UNUSED_CLIENT_TTL_SECONDS. */
   clients: number;
+  /** Idempotency-Key answers older than IDEMPOTENCY_KEY_RETENTION_SECONDS. */
+  idempotencyKeys: number;
 }
 
 /**
  * One run of the background purge at `now`: what expired or was revoked
- * over a day ago, forgotten password-failure counts, then clients registered longer than UNUSED_CLIENT_TTL_SECONDS
+ * over a day ago, forgotten password-failure counts, Idempotency-Key answers past their retention, then clients registered longer than UNUSED_CLIENT_TTL_SECONDS
  * ago that never obtained a token (their codes went first, with the expired ones).
  */
 export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl'>, now: number): Promise<PurgeCounts> {
@@ -27,5 +29,7 @@ export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClient
   // A forgotten failure count holds nothing: it goes at once, so guesses at made-up emails leave few rows.
   const passwordFailures = await store.passwordFailures.purgeExpired(now);
   const clients = await store.clients.purgeNeverUsed(now - config.unusedClientTtl * 1000);
-  return { codes, tokens, sessions, passwordFailures, clients };
+  // Each row carries its own end of retention (IDEMPOTENCY_KEY_RETENTION_SECONDS from its request).
+  const idempotencyKeys = await store.idempotencyKeys.purgeExpired(now);
+  return { codes, tokens, sessions, passwordFailures, clients, idempotencyKeys };
 }

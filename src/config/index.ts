@@ -43,6 +43,8 @@ export interface Config {
   /** Shared rate-limit counters; undefined keeps them in process. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** Seconds an Idempotency-Key's answer is kept for replay (src/platform/idempotency.ts). */
+  idempotencyKeyRetention: number;
   /** Seconds between background purges of expired codes, tokens and sessions. */
   purgeInterval: number;
   /** Email address of the owner the first start creates. */
@@ -137,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     unusedClientTtl: e.UNUSED_CLIENT_TTL_SECONDS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    idempotencyKeyRetention: e.IDEMPOTENCY_KEY_RETENTION_SECONDS,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
     ownerEmail: e.OWNER_EMAIL,
     readyTimeoutMs: e.READY_TIMEOUT_MS,

@@ -4,6 +4,7 @@ import { OAUTH_ERROR_STATUS, type OAuthErrorCode } from '../oauth/errors.ts';
 import { PLATFORM_ERROR_STATUS, type PlatformErrorCode } from '../platform/errors.ts';
 import { MCP_PATH } from '../mcp/path.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
+import { IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
 import { code, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 
@@ -48,6 +49,7 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
   return {
     invalid_request: [
       { where: 'any', when: 'A required parameter is missing, given twice, too long or malformed (for example a code_verifier that is not 43 to 128 unreserved characters).' },
+      { where: `POST ${API}`, when: 'The Idempotency-Key header is not 1 to 255 printable ASCII characters, or is sent twice.' },
       { where: CLIENT_AUTH, when: 'The body is not `application/x-www-form-urlencoded` (a JSON body is refused).' },
       { status: 415, where: 'any', when: `The body's Content-Type cannot be parsed, or at ${REGISTER} is not \`application/json\`.` },
       { status: 413, where: 'any', when: `The body is too large (${REGISTER}: ${config.registrationBodyLimit} bytes).` },
@@ -99,6 +101,10 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     insufficient_scope: [{ note: 'with `WWW-Authenticate`', where: PROTECTED, when: 'A valid token lacks a scope the operation needs, and the operation has no public view.' }],
     not_found: [{ where: 'any', when: 'No route for this method and path, or no record with this id (a public view also hides unpublished records).' }],
     conflict: [{ where: API, when: 'A unique value is taken, or a record still has records that depend on it.' }],
+    idempotency_key_reused: [{ where: `POST ${API}`, when: 'The Idempotency-Key was already used by this caller on this path with a different request body.' }],
+    idempotency_key_in_use: [
+      { note: 'with `Retry-After`', where: `POST ${API}`, when: `The first request with this Idempotency-Key is still running after the duplicate waited ${IDEMPOTENCY_WAIT_MS / 1000} s for it; retry with the same key to get its answer.` },
+    ],
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
       { note: 'with `Retry-After`', where: REGISTER, when: `The server already holds ${config.maxRegisteredClients} registered clients (MAX_REGISTERED_CLIENTS); retry after the delay given.` },

@@ -7,6 +7,8 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { DOCUMENT_PATHS } from './paths.ts';
 import { OAUTH_SCHEME } from '../resource/declare-route.ts';
 import { errorResponses, withDocumentedRequest } from '../http/route-docs.ts';
+import { API_PREFIX } from '../platform/routes/paths.ts';
+import { IDEMPOTENCY_ERRORS, IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_DOC } from '../platform/idempotency.ts';
 
 /**
  * Pages for people in a browser (the home page, sign-in, consent, their
@@ -28,6 +30,24 @@ function withNulRefusal(schema: FastifySchema): FastifySchema {
   const response = (schema.response ?? {}) as Record<string, unknown>;
   if ('400' in response) return schema;
   return { ...schema, response: { ...response, ...errorResponses({ 400: `invalid_request: ${NUL_REFUSAL}` }) } };
+}
+
+/**
+ * Every POST under /api/v1 honours an Idempotency-Key (platform/idempotency.ts,
+ * registered for the whole API scope): its header and the answers it adds
+ * are documented here for all of them at once. Where a route documents a 409
+ * of its own, that description stays and the key's is added to it.
+ */
+function withIdempotencyKey(route: RouteOptions, schema: FastifySchema): FastifySchema {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (!methods.includes('POST') || !route.url.startsWith(`${API_PREFIX}/`)) return schema;
+  const headers = (schema.headers ?? { type: 'object', properties: {} }) as { type: string; properties?: Record<string, unknown> };
+  const response = { ...(schema.response ?? {}) } as Record<string, { description?: string } & Record<string, unknown>>;
+  for (const [status, description] of Object.entries(errorResponses(IDEMPOTENCY_ERRORS))) {
+    const own = response[status];
+    response[status] = own ? { ...own, description: `${own.description ?? ''}; or ${description.description}` } : description;
+  }
+  return { ...schema, headers: { ...headers, properties: { ...headers.properties, [IDEMPOTENCY_HEADER]: IDEMPOTENCY_HEADER_DOC } }, response };
 }
 
 /**
@@ -70,7 +90,7 @@ export function openApiOptions(issuer: string): SwaggerOptions {
     },
     transform: ({ schema, url, route }) => {
       if (browserOnly(route, schema)) return { schema: { ...schema, hide: true }, url };
-      return { schema: schema ? withNulRefusal(withDocumentedRequest(schema)) : schema, url };
+      return { schema: schema ? withIdempotencyKey(route, withNulRefusal(withDocumentedRequest(schema))) : schema, url };
     },
   };
 }

@@ -9,6 +9,10 @@ export const PLATFORM_ERROR_STATUS = {
   ...HTTP_ERROR_STATUS,
   /** A unique value is taken, or a record still has records that depend on it. */
   conflict: 409,
+  /** An Idempotency-Key sent again with a different request body (src/platform/idempotency.ts). */
+  idempotency_key_reused: 422,
+  /** The first request with this Idempotency-Key is still running; retry after Retry-After. */
+  idempotency_key_in_use: 409,
 } as const;
 
 export type PlatformErrorCode = keyof typeof PLATFORM_ERROR_STATUS;

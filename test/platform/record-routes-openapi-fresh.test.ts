@@ -75,7 +75,8 @@ describe('/openapi.json of the record routes', () => {
 
       const createCourse = op('/api/v1/courses', 'post');
       expect(createCourse).toMatchObject({ operationId: 'createCourse', summary: 'Create a course', tags: ['courses'], security: [{ lyceum_oauth: ['courses:write'] }] });
-      expect(statuses(createCourse)).toEqual(['201', '400', '401', '403', '409']);
+      // 409 and 422 include the Idempotency-Key's answers, documented on every POST under /api/v1.
+      expect(statuses(createCourse)).toEqual(['201', '400', '401', '403', '409', '422']);
       expect(createCourse.responses['201']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { id: { type: 'string' } } });
 
       const updateCourse = op('/api/v1/courses/{id}', 'patch');

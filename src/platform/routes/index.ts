@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import { registerIdempotency } from '../idempotency.ts';
 import { RecordService } from '../records.ts';
 import { registerAccountRoutes } from './account-routes.ts';
 import { registerAnalyticsRoutes } from './analytics-routes.ts';
@@ -12,11 +13,14 @@ import { registerStorageRoutes } from './storage-routes.ts';
 /**
  * Every /api/v1 route: the generic area routes, then the areas with routes of
  * their own. The JSON API takes JSON (and multipart uploads): an HTML form
- * posted here gets 415, so no cross-site form can write through it.
+ * posted here gets 415, so no cross-site form can write through it. Every
+ * POST honours an Idempotency-Key (../idempotency.ts).
  */
 export function registerPlatformRoutes(app: FastifyInstance, deps: Deps): void {
   void app.register(async (api) => {
     api.removeContentTypeParser('application/x-www-form-urlencoded');
+    // Before the routes, so that every POST among them gets it.
+    registerIdempotency(api, deps);
     const records = new RecordService(deps);
     registerRecordRoutes(api, deps, records);
     registerSchoolRoutes(api, deps);

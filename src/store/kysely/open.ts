@@ -6,6 +6,7 @@ import type { Store } from '../types.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
+import { kyselyIdempotencyKeyStore } from './idempotency-keys.ts';
 import { maintenanceThread } from './maintenance-thread.ts';
 import { BoundedPostgresDialect } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
@@ -89,6 +90,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     records: kyselyRecordStore(db),
     settings: kyselySettingsStore(db),
     files: kyselyFileStore(db, database.kind),
+    idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),
     async migrate() {
       const target = migrationDatabase(database, db, limits);
       try {

@@ -50,11 +50,11 @@ export async function inBatches(step: (limit: number) => Promise<number>): Promi
  */
 export function purgeBefore(
   maintenance: Kysely<Database>,
-  table: 'authorization_codes' | 'tokens' | 'sessions' | 'password_failures',
+  table: 'authorization_codes' | 'tokens' | 'sessions' | 'password_failures' | 'idempotency_keys',
   column: 'expires_at' | 'revoked_at',
   before: number,
 ): Promise<number> {
-  // Typed as one table: the four share the hash key and the time columns used here.
+  // Typed as one table: they share the hash key and the time columns used here.
   const db = maintenance as unknown as Kysely<Record<string, { hash: string; expires_at: number; revoked_at: number | null }>>;
   return inBatches(async (limit) => {
     const r = await db

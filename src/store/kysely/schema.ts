@@ -68,6 +68,15 @@ export interface PasswordFailuresTable {
   expires_at: number;
 }
 
+export interface IdempotencyKeysTable {
+  hash: string;
+  fingerprint: string;
+  status: number | null;
+  response: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface GrantsTable {
   user_id: string;
   client_id: string;
@@ -113,4 +122,5 @@ export interface Database {
   signing_keys: SigningKeysTable;
   settings: SettingsTable;
   files: FilesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -7,6 +7,7 @@ import * as publicListingIndexes from './005-public-listing-indexes.ts';
 import * as passwordFailures from './006-password-failures.ts';
 import * as clientLastUsed from './007-client-last-used.ts';
 import * as clientRegistration from './008-client-registration.ts';
+import * as idempotencyKeys from './012-idempotency-keys.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-password-failures': passwordFailures,
   '007-client-last-used': clientLastUsed,
   '008-client-registration': clientRegistration,
+  '012-idempotency-keys': idempotencyKeys,
 };
 
 export const migrationProvider: MigrationProvider = {
