@@ -1,5 +1,8 @@
 import type { Config } from '../config/index.ts';
 import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
+import { RATE_LIMIT_POLICIES, RATE_LIMIT_WINDOW_SECONDS, type RateLimitPolicy } from '../http/rate-limit.ts';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
+import { API_PREFIX } from '../platform/routes/paths.ts';
 import { MCP_PATH } from '../mcp/path.ts';
 import { MAX_FILE_BYTES } from '../platform/files/file-service.ts';
 import { readableBytes } from '../util/readable-bytes.ts';
@@ -7,11 +10,23 @@ import { code, duration, table } from './markdown.ts';
 
 type LimitsConfig = Pick<
   Config,
-  'rateLimits' | 'passwordFailures' | 'storageQuotaBytes' | 'maxRegisteredClients' | 'unusedClientTtl' | 'registrationBodyLimit' | 'redisUrl'
+  'rateLimits' | 'passwordFailures' | 'storageQuotaBytes' | 'maxRegisteredClients' | 'unusedClientTtl' | 'registrationBodyLimit' | 'redisUrl' | 'idempotencyKeyRetention'
 >;
 
-const perMinute = (max: number, per: string, setting: string) =>
-  max > 0 ? `${max} a minute ${per} (${setting})` : `none on this server (${setting}=0)`;
+/** What each rate-limit policy counts and what it answers past its quota; keyed by policy, so a new one does not compile until it is listed. */
+const RATE_LIMITED: Record<RateLimitPolicy, { what: string; past: string }> = {
+  register: { what: 'Registrations', past: '429 `too_many_requests`' },
+  sign_in: { what: 'Sign-in form posts', past: '429 page' },
+  mcp: { what: `${code(MCP_PATH)} requests`, past: '429 `too_many_requests`' },
+  upload: { what: 'Uploads', past: '429 `too_many_requests`' },
+};
+
+function rateLimitRow(config: LimitsConfig, policy: RateLimitPolicy): string[] {
+  const { setting, per, read } = RATE_LIMIT_POLICIES[policy];
+  const max = read(config.rateLimits);
+  const limit = max > 0 ? `${max} a minute ${per} (${setting})` : `none on this server (${setting}=0)`;
+  return [`${RATE_LIMITED[policy].what} (policy ${code(`"${policy}"`)})`, limit, `${RATE_LIMITED[policy].past}, \`Retry-After\``];
+}
 
 const bytes = (n: number) => `${readableBytes(n)} (${n} bytes)`;
 
@@ -21,28 +36,38 @@ const bytes = (n: number) => `${readableBytes(n)} (${n} bytes)`;
  * enforces, so the table is what this server does.
  */
 export function limitsSection(config: LimitsConfig): string {
-  const r = config.rateLimits;
   const p = config.passwordFailures;
   const rows: string[][] = [
-    ['Registrations', perMinute(r.registerPerMinute, 'per client address', 'RATE_LIMIT_REGISTER_PER_MINUTE'), '429 `too_many_requests`, `Retry-After`'],
+    rateLimitRow(config, 'register'),
     ['Registered clients', `${config.maxRegisteredClients} at once (MAX_REGISTERED_CLIENTS)`, '429 `too_many_requests`, `Retry-After`'],
     ['A client that never obtained a token', `deleted ${duration(config.unusedClientTtl)} after registering (UNUSED_CLIENT_TTL_SECONDS)`, 'its client_id becomes `invalid_client`'],
-    ['Sign-in form posts', perMinute(r.signInPerMinute, 'per client address', 'RATE_LIMIT_SIGN_IN_PER_MINUTE'), '429 page'],
+    rateLimitRow(config, 'sign_in'),
     [
       'Password checks of one account (sign-in and `current_password`), from any address',
       `${p.free} wrong in a row, then a wait of ${duration(p.firstDelay)} doubling up to ${duration(p.maxDelay)} (SIGN_IN_*); never a lockout`,
       '429 sign-in page or `too_many_requests`, `Retry-After`',
     ],
-    [`${code(MCP_PATH)} requests`, perMinute(r.mcpPerMinute, 'per access token, or per address without one', 'RATE_LIMIT_MCP_PER_MINUTE'), '429 `too_many_requests`'],
-    ['Uploads', perMinute(r.uploadPerMinute, 'per access token', 'RATE_LIMIT_UPLOAD_PER_MINUTE'), '429 `too_many_requests`, `Retry-After`'],
+    rateLimitRow(config, 'mcp'),
+    rateLimitRow(config, 'upload'),
     ['Stored files of the school', `${bytes(config.storageQuotaBytes)} in all (STORAGE_QUOTA_BYTES)`, '413 `invalid_request`, naming what is used'],
     ['One uploaded file', bytes(MAX_FILE_BYTES), '413 `invalid_request`'],
     ['Registration body', `${bytes(config.registrationBodyLimit)} (REGISTRATION_BODY_LIMIT)`, '413 `invalid_request`'],
     [`${code(MCP_PATH)} body`, bytes(MCP_BODY_LIMIT_BYTES), '413 `invalid_request`'],
     ['Any other request body', bytes(BODY_LIMIT_BYTES), '413 `invalid_request`'],
+    [`A page of a ${code(`GET ${API_PREFIX}/…`)} list`, '`limit` 1 to 100 (20 when not given; 50 for files); more pages through `next_cursor`', '400 `invalid_request` outside the range'],
+    ['An `Idempotency-Key`', `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`, '400 `invalid_request`'],
+    [
+      `The answer kept for an \`Idempotency-Key\` of a ${code(`POST ${API_PREFIX}/…`)}`,
+      `${duration(config.idempotencyKeyRetention)} (IDEMPOTENCY_KEY_RETENTION_SECONDS); a duplicate sent while the first runs waits for it up to ${IDEMPOTENCY_WAIT_MS / 1000} s`,
+      'then the key is new again; past the wait 409 `idempotency_key_in_use`, `Retry-After`',
+    ],
   ];
   const shared = config.redisUrl
     ? 'The per-minute limits are counted in Redis, shared by every instance of this server.'
     : 'The per-minute limits are counted by each instance of this server on its own; the account and storage limits are kept in the database, shared by all.';
-  return `${table(['What', 'Limit', 'Past it'], rows)}\n\n${shared} A 429 is a signal to slow down: wait for \`Retry-After\` seconds where it is given, then try again.`;
+  const fields =
+    `Every answer of a route with a per-minute limit, a 429 included, carries the fields of the IETF draft "RateLimit header fields for HTTP", named by the policy above: ` +
+    `\`RateLimit-Policy: "upload";q=30;w=${RATE_LIMIT_WINDOW_SECONDS}\` (the quota and its window in seconds) and \`RateLimit: "upload";r=29;t=42\` (what is left of the quota, and the seconds until the window ends). ` +
+    'A 429 also carries `Retry-After`, equal to `t`. The per-account password delay is a wait, not a quota: it answers `Retry-After` alone.';
+  return `${table(['What', 'Limit', 'Past it'], rows)}\n\n${shared} ${fields} A 429 is a signal to slow down: wait for \`Retry-After\` seconds where it is given, then try again.`;
 }

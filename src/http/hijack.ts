@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { rateLimitFields } from './rate-limit.ts';
 
 /**
  * Hands the raw response to code that writes it itself (the MCP transport),
@@ -9,6 +10,8 @@ import type { FastifyReply } from 'fastify';
  * merges them into the writer's own writeHead(), whose values win.
  */
 export function hijackWithHeaders(reply: FastifyReply): ServerResponse {
+  // onSend, where the rate-limit fields are written, does not run for a hijacked reply.
+  rateLimitFields(reply.request, reply);
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) reply.raw.setHeader(name, value);
   }

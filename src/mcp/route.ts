@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
 import { hijackWithHeaders } from '../http/hijack.ts';
-import { rateLimitPerMinute } from '../http/rate-limit.ts';
+import { rateLimitFor } from '../http/rate-limit.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
@@ -72,8 +72,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
     });
     scope.addHook('onRequest', rejectForeignOriginOrHost(deps.config));
 
-    const limit = rateLimitPerMinute(deps.config.rateLimits.mcpPerMinute);
-    const rateLimit = limit && { ...limit, keyGenerator: mcpClientKey };
+    const rateLimit = rateLimitFor(deps.config, 'mcp', { keyGenerator: mcpClientKey });
     scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
       const required = scopesNeeded(request.body);

@@ -407,8 +407,11 @@ describe('/auth.md follows the configuration', () => {
 
   it('lists every limit a client may meet with the configured values and what it answers past them', async () => {
     const limits = section((await getDoc(server.issuer, '/auth.md')).text, 'Limits a client may meet');
-    expect(limits).toContain('| Registrations | 5 a minute per client address (RATE_LIMIT_REGISTER_PER_MINUTE) | 429 `too_many_requests`, `Retry-After` |');
-    expect(limits).toContain('| Uploads | none on this server (RATE_LIMIT_UPLOAD_PER_MINUTE=0) |');
+    expect(limits).toContain('| Registrations (policy `"register"`) | 5 a minute per client address (RATE_LIMIT_REGISTER_PER_MINUTE) | 429 `too_many_requests`, `Retry-After` |');
+    expect(limits).toContain('| Uploads (policy `"upload"`) | none on this server (RATE_LIMIT_UPLOAD_PER_MINUTE=0) |');
+    expect(limits).toContain('| An `Idempotency-Key` | 1 to 255 printable ASCII characters | 400 `invalid_request` |');
+    expect(limits).toMatch(/\| The answer kept for an `Idempotency-Key` of a `POST \/api\/v1\/…` \| 86400 s \(1 day\) \(IDEMPOTENCY_KEY_RETENTION_SECONDS\)/);
+    expect(limits).toContain('`RateLimit-Policy: "upload";q=30;w=60`');
     expect(limits).toContain('| Stored files of the school | 2.0 KiB (2048 bytes) in all (STORAGE_QUOTA_BYTES) | 413 `invalid_request`, naming what is used |');
     expect(limits).toContain('4 wrong in a row, then a wait of 3 s doubling up to 60 s (1 minute) (SIGN_IN_*); never a lockout');
     expect(limits).toContain('| One uploaded file | 10.0 MiB (10485760 bytes) | 413 `invalid_request` |');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { registrationSchema } from '../schemas.ts';
 import { declarePublicRoute } from '../../http/operation.ts';
-import { rateLimitPerMinute } from '../../http/rate-limit.ts';
+import { rateLimitFor } from '../../http/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
 import { newClientId, newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
@@ -26,7 +26,7 @@ function registrationsFull(deps: Deps): OAuthError {
 
 /** POST /api/oauth/register — RFC 7591 dynamic client registration, open to loopback clients. */
 export function registerRegistrationRoute(app: FastifyInstance, deps: Deps): void {
-  const rateLimit = rateLimitPerMinute(deps.config.rateLimits.registerPerMinute);
+  const rateLimit = rateLimitFor(deps.config, 'register');
   const options = { bodyLimit: deps.config.registrationBodyLimit, config: { rateLimit } };
   declarePublicRoute(app, { method: 'POST', path: ENDPOINTS.registration, operationId: 'registerClient', schema: registrationSchema(deps.config.loopbackHosts), options }, async (request, reply) => {
     // RFC 7591 §3.1: the client sends its metadata "using the application/json format". Refusing forms

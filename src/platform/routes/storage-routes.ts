@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { rateLimitPerMinute } from '../../http/rate-limit.ts';
+import { rateLimitFor } from '../../http/rate-limit.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
 import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
@@ -74,9 +74,8 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
     download_url: `${deps.config.issuer}${base}/${f.id}/content`,
   });
 
-  const limit = rateLimitPerMinute(deps.config.rateLimits.uploadPerMinute);
   // preHandler: after the guard (preValidation), so an unauthenticated request costs no budget and the key is the token's.
-  const rateLimit = limit && { ...limit, hook: 'preHandler' as const, keyGenerator: uploaderKey };
+  const rateLimit = rateLimitFor(deps.config, 'upload', { hook: 'preHandler', keyGenerator: uploaderKey });
 
   // Multipart parsing exists only inside this plugin: no other route accepts multipart bodies.
   void app.register(async function storageScope(scope) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { rateLimitPerMinute } from '../../http/rate-limit.ts';
+import { rateLimitFor } from '../../http/rate-limit.ts';
 import type { RawParams } from '../../oauth/authorize/validate-request.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
 import { HIDDEN } from '../../oauth/schemas.ts';
@@ -17,7 +17,7 @@ const HTML = 'text/html; charset=utf-8';
 export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
   const html = { config: { html: true } };
 
-  const signInLimit = { config: { ...html.config, rateLimit: rateLimitPerMinute(deps.config.rateLimits.signInPerMinute) } };
+  const signInLimit = { config: { ...html.config, rateLimit: rateLimitFor(deps.config, 'sign_in') } };
   app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
     const body = (request.body ?? {}) as RawParams;
     const email = typeof body.email === 'string' ? body.email.trim() : '';
