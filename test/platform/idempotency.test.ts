@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeOnce } from '../../src/cli/purge.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { ALL_SCOPES, marker, startRecordsServer, tokenSource, type RecordsServer } from '../helpers/records.ts';
+import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -204,6 +205,58 @@ async function storedAnswers(databaseUrl: string): Promise<string[]> {
     db.close();
   }
 }
+
+describe.each(STORE_KINDS)('Idempotency-Key on uploads and the store (%s)', (kind) => {
+  let server: FlowServer;
+  let bearer: string;
+  beforeAll(async () => {
+    server = await startFlowServer(kind, { RATE_LIMIT_UPLOAD_PER_MINUTE: '1' });
+    bearer = `Bearer ${await tokenSource(server)('storage:write')}`;
+  });
+  afterAll(() => server.stop());
+
+  const upload = async (text: string, key: string) => {
+    const form = new FormData();
+    form.append('file', new Blob([text], { type: 'text/plain' }), 'notes.txt');
+    const res = await fetch(`${server.issuer}/api/v1/storage`, { method: 'POST', headers: { authorization: bearer, 'idempotency-key': key }, body: form });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  };
+  const files = async () => ((await (await fetch(`${server.issuer}/api/v1/storage`, { headers: { authorization: bearer } })).json()) as { data: unknown[] }).data.length;
+
+  it('an upload retried with its key is replayed, stores no second file and costs none of the upload limit; a 429 is not kept', async () => {
+    const first = await upload('first file', 'upload-1');
+    expect(first.status).toBe(201);
+    const again = await upload('first file', 'upload-1');
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(await files()).toBe(1);
+
+    // The limit (1 a minute) is used up: a new key is refused, and the refusal is not kept for it.
+    const limited = await upload('second file', 'upload-2');
+    expect(limited.status).toBe(429);
+    const otherBody = await upload('another second file', 'upload-2');
+    expect(otherBody.status).toBe(429);
+    expect(JSON.parse(otherBody.text)).toMatchObject({ error: 'too_many_requests' });
+    expect(await files()).toBe(1);
+  });
+
+  it('a key left running by a request that died is taken over once its lease has passed, by one claimer only', async () => {
+    const { idempotencyKeys } = server.deps.store;
+    const hash = `test-${marker()}`;
+    const row = { hash, fingerprint: 'f', createdAt: 1_000, expiresAt: 1_000 + 86_400_000 };
+    expect(await idempotencyKeys.claim(row, 0)).toEqual({ claimed: true });
+    expect(await idempotencyKeys.claim({ ...row, createdAt: 2_000 }, 500)).toMatchObject({ claimed: false, existing: { status: null } });
+    const racing = await Promise.all([idempotencyKeys.claim({ ...row, createdAt: 70_000 }, 5_000), idempotencyKeys.claim({ ...row, createdAt: 70_000 }, 5_000)]);
+    expect(racing.filter((c) => c.claimed)).toHaveLength(1);
+    expect(await idempotencyKeys.complete(hash, 201, 'sealed')).toBe(true);
+    expect(await idempotencyKeys.complete(hash, 500, 'again')).toBe(false);
+    // A finished key is never taken over, however old.
+    expect(await idempotencyKeys.claim({ ...row, createdAt: 999_000 }, 900_000)).toMatchObject({ claimed: false, existing: { status: 201, response: 'sealed' } });
+    await idempotencyKeys.release(hash);
+    expect((await idempotencyKeys.find(hash))?.status).toBe(201);
+  });
+});
 
 describe('/openapi.json and Idempotency-Key', () => {
   let server: TestServer;
