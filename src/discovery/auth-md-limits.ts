@@ -3,6 +3,7 @@ import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
 import { RATE_LIMIT_POLICIES, RATE_LIMIT_WINDOW_SECONDS, type RateLimitPolicy } from '../http/rate-limit.ts';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
+import { PAGE_SIZE } from '../platform/page-size.ts';
 import { MCP_PATH } from '../mcp/path.ts';
 import { MAX_FILE_BYTES } from '../platform/files/file-service.ts';
 import { readableBytes } from '../util/readable-bytes.ts';
@@ -54,7 +55,11 @@ export function limitsSection(config: LimitsConfig): string {
     ['Registration body', `${bytes(config.registrationBodyLimit)} (REGISTRATION_BODY_LIMIT)`, '413 `invalid_request`'],
     [`${code(MCP_PATH)} body`, bytes(MCP_BODY_LIMIT_BYTES), '413 `invalid_request`'],
     ['Any other request body', bytes(BODY_LIMIT_BYTES), '413 `invalid_request`'],
-    [`A page of a ${code(`GET ${API_PREFIX}/…`)} list`, '`limit` 1 to 100 (20 when not given; 50 for files); more pages through `next_cursor`', '400 `invalid_request` outside the range'],
+    [
+      `A page of a ${code(`GET ${API_PREFIX}/…`)} list`,
+      `\`limit\` ${PAGE_SIZE.min} to ${PAGE_SIZE.max} (${PAGE_SIZE.records} when not given, more pages through \`next_cursor\`; files: ${PAGE_SIZE.files}, one page)`,
+      '400 `invalid_request` outside the range',
+    ],
     ['An `Idempotency-Key`', `1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`, '400 `invalid_request`'],
     [
       `The answer kept for an \`Idempotency-Key\` of a ${code(`POST ${API_PREFIX}/…`)}`,

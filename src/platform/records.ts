@@ -5,6 +5,7 @@ import { describeCause } from '../http/http-error.ts';
 import type { Caller } from '../resource/guard.ts';
 import { DuplicateError, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';
+import { clampPageSize, PAGE_SIZE } from './page-size.ts';
 import { columnValueProblem, RECORD_TIME, recordToRow, rowToRecord, type FieldDef } from './fields.ts';
 
 /** How much of an area a caller sees. */
@@ -101,7 +102,7 @@ export class RecordService {
   constructor(private readonly deps: Deps) {}
 
   async list(area: AreaDef, view: View, params: ListParams = {}): Promise<Page> {
-    const limit = Math.min(Math.max(params.limit ?? 20, 1), 100);
+    const limit = clampPageSize(params.limit ?? PAGE_SIZE.records);
     const where = [...filterConditions(area, params.filters ?? {}, view), ...(view === 'public' ? publicConditions(area, this.deps.now()) : [])];
     const searchable = Object.entries(area.fields).filter(([, f]) => f.search && (view === 'full' || f.public)).map(([n]) => n);
     const { rows, next } = await this.deps.store.records.list(area.name, {

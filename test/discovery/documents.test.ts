@@ -409,6 +409,7 @@ describe('/auth.md follows the configuration', () => {
     const limits = section((await getDoc(server.issuer, '/auth.md')).text, 'Limits a client may meet');
     expect(limits).toContain('| Registrations (policy `"register"`) | 5 a minute per client address (RATE_LIMIT_REGISTER_PER_MINUTE) | 429 `too_many_requests`, `Retry-After` |');
     expect(limits).toContain('| Uploads (policy `"upload"`) | none on this server (RATE_LIMIT_UPLOAD_PER_MINUTE=0) |');
+    expect(limits).toContain('| A page of a `GET /api/v1/…` list | `limit` 1 to 100 (20 when not given, more pages through `next_cursor`; files: 50, one page) | 400 `invalid_request` outside the range |');
     expect(limits).toContain('| An `Idempotency-Key` | 1 to 255 printable ASCII characters | 400 `invalid_request` |');
     expect(limits).toMatch(/\| The answer kept for an `Idempotency-Key` of a `POST \/api\/v1\/…` \| 86400 s \(1 day\) \(IDEMPOTENCY_KEY_RETENTION_SECONDS\)/);
     expect(limits).toContain('`RateLimit-Policy: "upload";q=30;w=60`');

@@ -10,6 +10,7 @@ import type { QuotaInsertResult, StoredFile } from '../../store/types.ts';
 import { fileReferences } from './file-references.ts';
 import { ContentCheck, type AllowedContentType } from './file-types.ts';
 import { filesDirectory } from './files-directory.ts';
+import { clampPageSize } from '../page-size.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
 
 /** Largest upload, in bytes: every message and document about it reads this. */
@@ -123,7 +124,7 @@ export class FileService {
 
   /** Newest first. */
   list(limit: number): Promise<StoredFile[]> {
-    return this.deps.store.files.list(Math.min(Math.max(limit, 1), 100));
+    return this.deps.store.files.list(clampPageSize(limit));
   }
 
   async find(id: string): Promise<StoredFile> {

@@ -7,13 +7,14 @@ import { AREA_LIST, type AreaDef } from '../areas.ts';
 import { createSchema, recordSchema, updateSchema } from '../fields.ts';
 import { RecordService, viewFor } from '../records.ts';
 import { API_PREFIX } from './paths.ts';
+import { PAGE_SIZE } from '../page-size.ts';
 
 /** "curriculum section" → "CurriculumSection": the noun of an area's operationIds. */
 const pascal = (label: string) => label.split(' ').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
 function listQuerySchema(area: AreaDef) {
   const properties: Record<string, unknown> = {
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size' },
+    limit: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.records, description: 'Page size' },
     cursor: { type: 'string', maxLength: 500, description: 'next_cursor of the previous page' },
     q: { type: 'string', maxLength: 200, description: 'Text search' },
   };

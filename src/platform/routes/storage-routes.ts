@@ -9,6 +9,7 @@ import { errorResponses } from '../../http/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
 import { API_PREFIX } from './paths.ts';
+import { PAGE_SIZE } from '../page-size.ts';
 import { sendFile } from './send-file.ts';
 import { tokenCaller } from './token-caller.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
@@ -109,7 +110,7 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
       tags,
       summary: 'List uploaded files',
       description: 'Newest first.',
-      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'How many' } } },
+      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.files, description: 'How many' } } },
       response: { 200: { type: 'object', properties: { data: { type: 'array', items: FILE_SCHEMA } } }, ...errorResponses([400, 401, 403]) },
     },
   }, async (request) => ({ data: (await files.list((request.query as { limit: number }).limit)).map(toJson) }));
