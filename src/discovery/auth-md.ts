@@ -12,6 +12,7 @@ import { decisions } from './auth-md-decisions.ts';
 import { clientDocumentsSection } from './auth-md-client-documents.ts';
 import { errorTable } from './auth-md-errors.ts';
 import { limitsSection } from './auth-md-limits.ts';
+import { idempotencySection } from './auth-md-idempotency.ts';
 import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
@@ -236,6 +237,8 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
     errorTable(config),
     '## Limits a client may meet',
     limitsSection(config),
+    '## Retrying writes safely',
+    idempotencySection(config),
     '## Decisions where the contract is silent',
     decisions(config),
     '## Not supported',

@@ -9,7 +9,7 @@ import { PlatformError } from './errors.ts';
 
 /** The request header, and the one a replayed answer carries besides the first answer's own. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-export const REPLAYED_HEADER = 'idempotency-replayed';
+export const REPLAYED_HEADER = 'Idempotency-Replayed';
 
 /** A key is 1 to 255 printable ASCII characters, sent bare or as a structured-field string ("..."). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

@@ -413,6 +413,10 @@ describe('/auth.md follows the configuration', () => {
     expect(limits).toContain('| An `Idempotency-Key` | 1 to 255 printable ASCII characters | 400 `invalid_request` |');
     expect(limits).toMatch(/\| The answer kept for an `Idempotency-Key` of a `POST \/api\/v1\/…` \| 86400 s \(1 day\) \(IDEMPOTENCY_KEY_RETENTION_SECONDS\)/);
     expect(limits).toContain('`RateLimit-Policy: "upload";q=30;w=60`');
+    const retries = section((await getDoc(server.issuer, '/auth.md')).text, 'Retrying writes safely');
+    expect(retries).toContain('`Idempotency-Key`');
+    expect(retries).toContain('for 86400 s (1 day) (IDEMPOTENCY_KEY_RETENTION_SECONDS)');
+    expect(retries).toContain('The same key with another body is 422 `idempotency_key_reused`.');
     expect(limits).toContain('| Stored files of the school | 2.0 KiB (2048 bytes) in all (STORAGE_QUOTA_BYTES) | 413 `invalid_request`, naming what is used |');
     expect(limits).toContain('4 wrong in a row, then a wait of 3 s doubling up to 60 s (1 minute) (SIGN_IN_*); never a lockout');
     expect(limits).toContain('| One uploaded file | 10.0 MiB (10485760 bytes) | 413 `invalid_request` |');
