@@ -94,6 +94,20 @@ function sealer(deps: Deps) {
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Stores or releases a key once its answer is known. The work is done by
+ * then: a store that fails here must not turn the client's answer into an
+ * error. The key stays running until RUNNING_LEASE_MS, then a retry runs
+ * again; the log says so.
+ */
+async function settle(request: FastifyRequest, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    request.log.warn({ err: { message: (err as Error).message } }, 'Idempotency-Key answer not kept; a retry within a minute is told to wait');
+  }
+}
+
+/**
  * Idempotent POSTs, following the IETF draft "The Idempotency-Key HTTP
  * Header Field": every POST of the scope `app` (all of /api/v1) that carries
  * an Idempotency-Key is run once per caller, method, path and key. A retry
@@ -167,7 +181,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     const body = typeof payload === 'string' ? { body: payload, encoding: 'utf8' as const } : Buffer.isBuffer(payload) ? { body: payload.toString('base64'), encoding: 'base64' as const } : payload == null ? { body: '', encoding: 'utf8' as const } : undefined;
     // A streamed answer cannot be kept whole; none of /api/v1's POSTs streams one.
     if (notFinal(status) || !body) {
-      await idempotencyKeys.release(state.hash);
+      await settle(request, () => idempotencyKeys.release(state.hash));
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -175,7 +189,8 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    await idempotencyKeys.complete(state.hash, status, await seal({ headers, ...body }));
+    const sealed = await seal({ headers, ...body });
+    await settle(request, () => idempotencyKeys.complete(state.hash, status, sealed));
     return payload;
   });
 
@@ -184,7 +199,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     const state = request.idempotency;
     if (!state || state.settled) return;
     state.settled = true;
-    await idempotencyKeys.release(state.hash);
+    await settle(request, () => idempotencyKeys.release(state.hash));
   });
 }
 
