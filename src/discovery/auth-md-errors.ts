@@ -5,6 +5,7 @@ import { PLATFORM_ERROR_STATUS, type PlatformErrorCode } from '../platform/error
 import { MCP_PATH } from '../mcp/path.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
 import { IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
+import { documentedPath, PROGRESS_PATHS } from '../platform/routes/progress-paths.ts';
 import { code, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 
@@ -105,6 +106,9 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     idempotency_key_in_use: [
       { note: 'with `Retry-After`', where: `POST ${API}`, when: `The first request with this Idempotency-Key is still running after the duplicate waited ${IDEMPOTENCY_WAIT_MS / 1000} s for it; retry with the same key to get its answer.` },
     ],
+    not_enrolled: [{ where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)), when: "The signed-in learner's student record is not enrolled in the lesson's course." }],
+    access_expired: [{ where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)), when: "The learner's access to the course has ended (the enrollment's access_expires_at has passed); the school extends it with a PATCH of the enrollment." }],
+    lesson_not_open: [{ where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)), when: "The learner's student record is suspended, or the lesson's course is still in draft." }],
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
       { note: 'with `Retry-After`', where: REGISTER, when: `The server already holds ${config.maxRegisteredClients} registered clients (MAX_REGISTERED_CLIENTS); retry after the delay given.` },

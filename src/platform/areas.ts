@@ -139,8 +139,15 @@ export const AREAS = {
     fields: {
       student_id: { type: 'ref', ref: 'students', required: true, description: 'Student', filter: true },
       course_id: { type: 'ref', ref: 'courses', required: true, description: 'Course', filter: true },
-      progress_percent: { type: 'integer', description: 'Progress, 0 to 100', default: 0, max: 100 },
-      completed_at: { type: 'datetime', description: 'When the course was completed' },
+      progress_percent: {
+        type: 'integer',
+        readOnly: true,
+        description: "Progress, 0 to 100: the course's lessons completed over its lessons, rounded down (set by the server from lesson completions)",
+        default: 0,
+        max: 100,
+      },
+      completed_at: { type: 'datetime', readOnly: true, description: 'When the last lesson of the course was completed (set by the server; null while a lesson is left)' },
+      access_expires_at: { type: 'datetime', description: "When the student's access to the course ends; null: it never does. Set a later time to extend it" },
     },
   },
   members: {

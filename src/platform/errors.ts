@@ -13,6 +13,12 @@ export const PLATFORM_ERROR_STATUS = {
   idempotency_key_reused: 422,
   /** The first request with this Idempotency-Key is still running; retry after Retry-After. */
   idempotency_key_in_use: 409,
+  /** The learner is not enrolled in the course of the lesson. */
+  not_enrolled: 403,
+  /** The learner's access to the course ended (the enrollment's access_expires_at has passed). */
+  access_expired: 403,
+  /** The learner's student record is suspended, or the course is still in draft: no lesson is open. */
+  lesson_not_open: 403,
 } as const;
 
 export type PlatformErrorCode = keyof typeof PLATFORM_ERROR_STATUS;

@@ -108,14 +108,20 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
     const benStudent = await put(AREAS.students, { name: 'Ben Learner', email: `ben-elsewhere-${Date.now()}@learners.test`, status: 'active', notes: PRIVATE });
     await server.deps.store.records.update('students', benStudent, { user_id: benUser.id });
     const [monthly, yearly] = seeded.plans.published;
+    // Progress is computed by the server from lesson completions (read-only through the API): written straight into the row here.
+    const enrolled = async (studentId: string, courseId: string, progress: number, completedAt?: string) => {
+      const id = await put(AREAS.enrollments, { student_id: studentId, course_id: courseId });
+      await server.deps.store.records.update('enrollments', id, { progress_percent: progress, completed_at: completedAt === undefined ? null : Date.parse(completedAt) });
+      return id;
+    };
 
     ada = {
       user: adaUser,
       studentId: adaStudent,
       enrollments: [
-        await put(AREAS.enrollments, { student_id: adaStudent, course_id: algebra, progress_percent: 40 }),
-        await put(AREAS.enrollments, { student_id: adaStudent, course_id: draft, progress_percent: 0 }),
-        await put(AREAS.enrollments, { student_id: adaStudent, course_id: archived, progress_percent: 100, completed_at: '2026-01-02T03:04:05.000Z' }),
+        await enrolled(adaStudent, algebra!, 40),
+        await enrolled(adaStudent, draft!, 0),
+        await enrolled(adaStudent, archived!, 100, '2026-01-02T03:04:05.000Z'),
       ],
       orders: [await put(AREAS.orders, { student_id: adaStudent, items: [{ kind: 'course', id: algebra, name: 'Intro to Algebra', price_cents: 0 }], total_cents: 0, currency: 'USD', status: 'paid', paid_at: '2026-01-01T00:00:00.000Z' })],
       subscriptions: [await put(AREAS.subscriptions, { student_id: adaStudent, plan_id: monthly, status: 'active', current_period_end: '2027-01-01T00:00:00.000Z' })],
@@ -124,8 +130,8 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
       user: benUser,
       studentId: benStudent,
       enrollments: [
-        await put(AREAS.enrollments, { student_id: benStudent, course_id: calculus, progress_percent: 10 }),
-        await put(AREAS.enrollments, { student_id: benStudent, course_id: geometry, progress_percent: 0 }),
+        await enrolled(benStudent, calculus!, 10),
+        await enrolled(benStudent, geometry!, 0),
       ],
       orders: [
         await put(AREAS.orders, { student_id: benStudent, items: [], total_cents: 4900, currency: 'USD', status: 'pending' }),

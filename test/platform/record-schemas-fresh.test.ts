@@ -98,8 +98,9 @@ describe('record schemas in /openapi.json', () => {
           id: { type: 'string', description: 'Identifier' },
           student_id: { description: 'Student', type: 'string', nullable: false },
           course_id: { description: 'Course', type: 'string', nullable: false },
-          progress_percent: { description: 'Progress, 0 to 100', type: 'integer' },
-          completed_at: { description: 'When the course was completed', type: 'string', format: 'date-time', nullable: true },
+          progress_percent: { description: "Progress, 0 to 100: the course's lessons completed over its lessons, rounded down (set by the server from lesson completions)", type: 'integer' },
+          completed_at: { description: 'When the last lesson of the course was completed (set by the server; null while a lesson is left)', type: 'string', format: 'date-time', nullable: true },
+          access_expires_at: { description: "When the student's access to the course ends; null: it never does. Set a later time to extend it", type: 'string', format: 'date-time', nullable: true },
           ...TIMES,
         },
       });

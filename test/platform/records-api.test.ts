@@ -47,7 +47,7 @@ const CRUD: CrudCase[] = [
   { area: 'courses', input: async () => ({ title: 'Practical Rust', summary: 'Ownership and borrowing', level: 'intermediate', price_cents: 4900, lecturer_ids: ['lec_1'] }), patch: { status: 'published', price_cents: 5900 } },
   { area: 'lecturers', input: async () => ({ name: 'Ada Lovelace', email: `Ada.${marker()}@School.TEST`, expertise: ['maths'], avatar_url: 'https://img.example.test/ada.png' }), patch: { headline: 'Analyst' } },
   { area: 'students', input: async () => ({ name: 'Sam Student', email: `sam.${marker()}@example.test` }), patch: { status: 'suspended', notes: 'Paused at their request' } },
-  { area: 'enrollments', input: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses') }), patch: { progress_percent: 40, completed_at: future(1) } },
+  { area: 'enrollments', input: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses') }), patch: { access_expires_at: future(60) } },
   { area: 'coupons', input: async () => ({ code: `SPRING-${marker()}`, percent_off: 20, valid_until: future(10) }), patch: { active: false } },
   { area: 'events', input: async () => ({ title: 'Live Q&A', starts_at: future(3), online_url: 'https://meet.example.test/qa', location: 'Online' }), patch: { capacity: 30 } },
   { area: 'posts', input: async () => ({ title: 'Hello World', body: '# Hi', author_name: 'Ada' }), patch: { status: 'published', published_at: future(0) } },
@@ -94,7 +94,8 @@ const INVALID_CREATES: InvalidCase[] = [
   { area: 'events', why: 'online_url must be an http(s) URL', body: { title: 'E', starts_at: future(1), online_url: 'ftp://files.example.test/x' } },
   { area: 'lessons', why: 'course_id is derived from the section and never accepted', body: async (m) => ({ section_id: await id(m, 'sections'), title: 'L', course_id: await id(m, 'courses') }) },
   { area: 'lessons', why: 'free_preview must be a JSON boolean, not a string', body: async (m) => ({ section_id: await id(m, 'sections'), title: 'L', free_preview: 'true' }) },
-  { area: 'enrollments', why: 'progress_percent may not exceed 100', body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), progress_percent: 101 }) },
+  { area: 'enrollments', why: 'progress_percent is read-only (computed from lesson completions)', body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), progress_percent: 40 }) },
+  { area: 'enrollments', why: 'completed_at is read-only (set when the last lesson is completed)', body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), completed_at: future(1) }) },
 ];
 
 const INVALID_PATCHES: { why: string; body: Record<string, unknown> }[] = [

@@ -6,6 +6,7 @@ import { registerAccountRoutes } from './account-routes.ts';
 import { registerAnalyticsRoutes } from './analytics-routes.ts';
 import { registerAppearanceRoutes } from './appearance-routes.ts';
 import { registerCurriculumRoutes } from './curriculum-routes.ts';
+import { registerProgressRoutes } from './progress-routes.ts';
 import { registerRecordRoutes } from './records-routes.ts';
 import { registerSchoolRoutes } from './school-routes.ts';
 import { registerStorageRoutes } from './storage-routes.ts';
@@ -29,5 +30,6 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: Deps): void {
     registerStorageRoutes(api, deps);
     registerAnalyticsRoutes(api, deps);
     registerAccountRoutes(api, deps, records);
+    registerProgressRoutes(api, deps, records);
   });
 }

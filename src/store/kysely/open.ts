@@ -11,6 +11,7 @@ import { maintenanceThread } from './maintenance-thread.ts';
 import { BoundedPostgresDialect } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
 import { kyselyPasswordFailureStore } from './password-failures.ts';
+import { kyselyProgressStore } from './progress.ts';
 import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
 import { kyselyFileStore, kyselySettingsStore } from './settings-files.ts';
@@ -88,6 +89,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     grants: kyselyGrantStore(db),
     signingKeys: kyselySigningKeyStore(db),
     records: kyselyRecordStore(db),
+    progress: kyselyProgressStore(db),
     settings: kyselySettingsStore(db),
     files: kyselyFileStore(db, database.kind),
     idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),

@@ -8,6 +8,7 @@ import * as passwordFailures from './006-password-failures.ts';
 import * as clientLastUsed from './007-client-last-used.ts';
 import * as clientRegistration from './008-client-registration.ts';
 import * as idempotencyKeys from './012-idempotency-keys.ts';
+import * as lessonProgress from './010-lesson-progress.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-password-failures': passwordFailures,
   '007-client-last-used': clientLastUsed,
   '008-client-registration': clientRegistration,
+  '010-lesson-progress': lessonProgress,
   '012-idempotency-keys': idempotencyKeys,
 };
 

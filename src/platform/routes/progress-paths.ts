@@ -1,0 +1,12 @@
+import { API_PREFIX } from './paths.ts';
+
+/** The paths of lesson progress, in Fastify's `:param` form. */
+export const PROGRESS_PATHS = {
+  lessonCompletion: `${API_PREFIX}/enrollments/:id/lessons/:lesson_id/completion`,
+  enrollmentProgress: `${API_PREFIX}/enrollments/:id/progress`,
+  myLessonCompletion: `${API_PREFIX}/account/lessons/:lesson_id/completion`,
+  myEnrollmentProgress: `${API_PREFIX}/account/enrollments/:id/progress`,
+} as const;
+
+/** A path as OpenAPI and the documents write it: `{param}` for `:param`. */
+export const documentedPath = (path: string): string => path.replace(/:([a-z_]+)/g, '{$1}');

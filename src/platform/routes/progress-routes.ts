@@ -1,0 +1,162 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { errorResponses } from '../../http/route-docs.ts';
+import { declareRoute } from '../../resource/declare-route.ts';
+import { AREAS } from '../areas.ts';
+import { recordSchema } from '../fields.ts';
+import { ProgressService } from '../progress.ts';
+import type { RecordService } from '../records.ts';
+import { PROGRESS_PATHS } from './progress-paths.ts';
+import { tokenCaller } from './token-caller.ts';
+
+const ID = { type: 'string', minLength: 1, maxLength: 100 };
+const TIME = { type: 'string', format: 'date-time', nullable: true };
+
+const COMPLETION_RESULT = {
+  type: 'object',
+  properties: {
+    lesson_id: { type: 'string' },
+    completed: { type: 'boolean', description: 'The lesson is now completed' },
+    completed_at: { ...TIME, description: 'When the lesson was completed; null when it is not' },
+    changed: { type: 'boolean', description: 'False when the lesson already was (PUT) or was not (DELETE) completed: nothing changed' },
+    completed_lessons: { type: 'integer', description: "Completed lessons of the enrollment's course" },
+    total_lessons: { type: 'integer', description: "Lessons of the enrollment's course" },
+    enrollment: { ...recordSchema(AREAS.enrollments.fields), description: 'The enrollment with its new progress_percent and completed_at' },
+  },
+};
+
+const PROGRESS_REPORT = {
+  type: 'object',
+  properties: {
+    enrollment_id: { type: 'string' },
+    student_id: { type: 'string' },
+    course_id: { type: 'string' },
+    progress_percent: { type: 'integer', description: 'Completed lessons over the lessons of the course, rounded down; 100 only when every lesson is completed' },
+    completed_at: { ...TIME, description: 'When the last lesson was completed; null while one is left' },
+    access_expires_at: { ...TIME, description: 'When access to the course ends; null: never' },
+    access_expired: { type: 'boolean', description: 'Access has ended: the learner can no longer open or complete lessons' },
+    completed_lessons: { type: 'integer' },
+    total_lessons: { type: 'integer' },
+    lessons: {
+      type: 'array',
+      description: 'Every lesson of the course in curriculum order',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'string' }, section_id: { type: 'string' }, title: { type: 'string' }, completed_at: { ...TIME, description: 'null: not completed' } },
+      },
+    },
+  },
+};
+
+const enrollmentLessonParams = {
+  type: 'object',
+  required: ['id', 'lesson_id'],
+  properties: { id: { ...ID, description: 'Enrollment id' }, lesson_id: { ...ID, description: "Id of a lesson of the enrollment's course" } },
+};
+const enrollmentParams = { type: 'object', required: ['id'], properties: { id: { ...ID, description: 'Enrollment id' } } };
+const lessonParams = { type: 'object', required: ['lesson_id'], properties: { lesson_id: { ...ID, description: 'Lesson id' } } };
+
+const PERCENT_RULE =
+  "The enrollment's progress_percent becomes the course's completed lessons over its lessons, rounded down, and completed_at is set when the last lesson is completed and cleared when a lesson is left undone; both change in the same transaction as the completion.";
+
+/** Lesson completions and progress: the school's, on any enrollment, and the learner's own. */
+export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
+  const progress = new ProgressService(deps, records);
+  const tags = ['enrollments'];
+  type EnrollmentLesson = { id: string; lesson_id: string };
+
+  declareRoute(app, deps, {
+    method: 'PUT',
+    path: PROGRESS_PATHS.lessonCompletion,
+    operationId: 'completeEnrollmentLesson',
+    scopes: ['students:write'],
+    schema: {
+      tags,
+      summary: 'Mark a lesson completed for an enrollment',
+      description: `Idempotent: a lesson already completed keeps its completion time (changed: false). ${PERCENT_RULE} A lesson of another course is 404. The school may complete lessons of an enrollment whose access has ended.`,
+      params: enrollmentLessonParams,
+      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+    },
+  }, async (request) => {
+    const { id, lesson_id } = request.params as EnrollmentLesson;
+    return progress.complete(id, lesson_id);
+  });
+
+  declareRoute(app, deps, {
+    method: 'DELETE',
+    path: PROGRESS_PATHS.lessonCompletion,
+    operationId: 'uncompleteEnrollmentLesson',
+    scopes: ['students:write'],
+    schema: {
+      tags,
+      summary: "Undo a lesson's completion for an enrollment",
+      description: `Idempotent: a lesson that is not completed is answered as it is (changed: false). ${PERCENT_RULE}`,
+      params: enrollmentLessonParams,
+      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+    },
+  }, async (request) => {
+    const { id, lesson_id } = request.params as EnrollmentLesson;
+    return progress.uncomplete(id, lesson_id);
+  });
+
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: PROGRESS_PATHS.enrollmentProgress,
+    operationId: 'getEnrollmentProgress',
+    scopes: ['students:read'],
+    schema: {
+      tags,
+      summary: "Read an enrollment's progress lesson by lesson",
+      description: "Computed from the course's lessons as they are now, so a lesson added or deleted since the last completion is counted.",
+      params: enrollmentParams,
+      response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
+    },
+  }, async (request) => progress.report((request.params as { id: string }).id));
+
+  const mine = (completed: boolean) => async (request: Parameters<Parameters<typeof declareRoute>[3]>[0]) =>
+    progress.setMine(tokenCaller(request).userId, (request.params as { lesson_id: string }).lesson_id, completed);
+  const LEARNER_RULES =
+    'Only a lesson of a course your own student record is enrolled in (else 403 not_enrolled), while the record is active and the course is not in draft (else 403 lesson_not_open) and the enrollment\'s access has not ended (else 403 access_expired).';
+
+  declareRoute(app, deps, {
+    method: 'PUT',
+    path: PROGRESS_PATHS.myLessonCompletion,
+    operationId: 'completeMyLesson',
+    scopes: ['account:write'],
+    schema: {
+      tags: ['account'],
+      summary: 'Mark one of your lessons completed',
+      description: `Idempotent. ${LEARNER_RULES} ${PERCENT_RULE}`,
+      params: lessonParams,
+      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+    },
+  }, mine(true));
+
+  declareRoute(app, deps, {
+    method: 'DELETE',
+    path: PROGRESS_PATHS.myLessonCompletion,
+    operationId: 'uncompleteMyLesson',
+    scopes: ['account:write'],
+    schema: {
+      tags: ['account'],
+      summary: "Undo one of your lessons' completion",
+      description: `Idempotent. ${LEARNER_RULES} ${PERCENT_RULE}`,
+      params: lessonParams,
+      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+    },
+  }, mine(false));
+
+  declareRoute(app, deps, {
+    method: 'GET',
+    path: PROGRESS_PATHS.myEnrollmentProgress,
+    operationId: 'getMyEnrollmentProgress',
+    scopes: ['account:read'],
+    schema: {
+      tags: ['account'],
+      summary: 'Read the progress of one of your enrollments',
+      description: "Your own enrollments only (GET /api/v1/account lists them); any other id is 404. Lesson titles and completion times, never a lesson's content.",
+      params: enrollmentParams,
+      response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
+    },
+  }, async (request) => progress.myReport(tokenCaller(request).userId, (request.params as { id: string }).id));
+}
