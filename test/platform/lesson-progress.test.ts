@@ -64,6 +64,8 @@ describe.each(STORE_KINDS)('lesson progress on %s', (kind) => {
       ['PUT', ({ l }) => `/account/lessons/${l}/completion`, 'account:write'],
       ['DELETE', ({ l }) => `/account/lessons/${l}/completion`, 'account:write'],
       ['GET', ({ e }) => `/account/enrollments/${e}/progress`, 'account:read'],
+      ['POST', () => '/enrollments/by-email', 'students:write'],
+      ['POST', () => '/enrollments/by-email/bulk', 'students:write'],
     ];
     for (const [method, path, scope] of routes) {
       it(`${method} ${path({ e: '{id}', l: '{lesson_id}' })} is 401 without a token and 403 insufficient_scope naming ${scope} without it`, async () => {

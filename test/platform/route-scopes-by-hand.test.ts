@@ -56,6 +56,8 @@ const ROUTES: { method: string; path: string; scope: string; roles: Role[] }[] =
   { method: 'GET', path: '/students', scope: 'students:read', roles: STAFF },
   { method: 'POST', path: '/students', scope: 'students:write', roles: ADMINS },
   { method: 'GET', path: '/enrollments', scope: 'students:read', roles: STAFF },
+  { method: 'POST', path: '/enrollments/by-email', scope: 'students:write', roles: ADMINS },
+  { method: 'POST', path: '/enrollments/by-email/bulk', scope: 'students:write', roles: ADMINS },
   { method: 'GET', path: '/members', scope: 'members:read', roles: ADMINS },
   { method: 'POST', path: '/members', scope: 'members:write', roles: ['owner'] },
   { method: 'GET', path: '/analytics', scope: 'analytics:read', roles: ADMINS },

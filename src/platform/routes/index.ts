@@ -6,6 +6,7 @@ import { registerAccountRoutes } from './account-routes.ts';
 import { registerAnalyticsRoutes } from './analytics-routes.ts';
 import { registerAppearanceRoutes } from './appearance-routes.ts';
 import { registerCurriculumRoutes } from './curriculum-routes.ts';
+import { registerEnrollByEmailRoutes } from './enroll-by-email-routes.ts';
 import { registerProgressRoutes } from './progress-routes.ts';
 import { registerRecordRoutes } from './records-routes.ts';
 import { registerSchoolRoutes } from './school-routes.ts';
@@ -31,5 +32,6 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: Deps): void {
     registerAnalyticsRoutes(api, deps);
     registerAccountRoutes(api, deps, records);
     registerProgressRoutes(api, deps, records);
+    registerEnrollByEmailRoutes(api, deps, records);
   });
 }
