@@ -146,6 +146,25 @@ describe.each(STORE_KINDS)('the demo school on %s', (kind) => {
     expect(await store.records.count('form_submissions', [])).toBeGreaterThanOrEqual(2);
   });
 
+  it('has lesson progress: each enrollment has the completions its percent and completed_at are computed from', async () => {
+    const enrollments = await records(store, 'enrollments');
+    const completions = await store.records.select('lesson_completions', ['enrollment_id', 'lesson_id', 'course_id', 'completed_at'], []);
+    const lessons = await store.records.select('lessons', ['id', 'course_id'], []);
+    for (const e of enrollments) {
+      const total = lessons.filter((l) => l.course_id === e.course_id).length;
+      const mine = completions.filter((c) => c.enrollment_id === e.id);
+      for (const c of mine) expect(lessons.find((l) => l.id === c.lesson_id)?.course_id, String(e.id)).toBe(e.course_id);
+      // Rounded down: 100 only when every lesson is completed (the rule stated by hand, not read from the code).
+      expect(e.progress_percent, String(e.id)).toBe(Math.floor((mine.length * 100) / total));
+      const last = Math.max(...mine.map((c) => Number(c.completed_at)));
+      expect(e.completed_at, String(e.id)).toBe(mine.length === total ? new Date(last).toISOString() : null);
+      for (const c of mine) expect(Number(c.completed_at)).toBeLessThanOrEqual(now);
+    }
+    const percents = enrollments.map((e) => Number(e.progress_percent));
+    expect(percents.filter((p) => p === 100).length).toBeGreaterThan(5);
+    expect(percents.filter((p) => p > 0 && p < 100).length).toBeGreaterThan(5);
+  });
+
   it('every reference points at an existing record', async () => {
     const ids = new Map<string, Set<string>>();
     for (const area of AREA_LIST) ids.set(area.name, new Set((await store.records.select(area.name, ['id'], [])).map((r) => String(r.id))));

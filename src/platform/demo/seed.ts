@@ -5,13 +5,14 @@ import { COURSES, PLANS, PRODUCTS } from './catalog.ts';
 import { EVENTS, FORMS, PAGES, POSTS } from './content.ts';
 import { COMMENTS, COUPONS, ORDERS, STUDENTS, SUBSCRIPTIONS } from './people.ts';
 import { APPEARANCE, LECTURERS, SCHOOL, TEAM } from './school.ts';
+import { demoCompletions } from './progress.ts';
 import type { DemoCoupon, DemoLesson, ItemRef } from './types.ts';
 
 const DAY = 24 * 3600 * 1000;
 const HOUR = 3600 * 1000;
 
-/** Rows per platform table, ready for store.records.insert. */
-export type DemoRows = Record<AreaName, Row[]>;
+/** Rows per platform table, ready for store.records.insert, and the lesson completions of the enrollments. */
+export type DemoRows = Record<AreaName, Row[]> & { lesson_completions: Row[] };
 
 /** How many records of each area the demo holds (or a seed wrote). */
 export type DemoCounts = Record<string, number>;
@@ -68,7 +69,7 @@ function lessonContent(lesson: DemoLesson, section: string, course: string): str
 /** The whole demo school as rows, dated relative to `now`. Pure: same `now`, same rows. */
 export function buildDemo(now: number): DemoRows {
   const ago = (days: number, salt = 0) => now - days * DAY - ((salt * 7919) % 540) * 60_000;
-  const rows = Object.fromEntries(Object.keys(AREAS).map((name) => [name, [] as Row[]])) as DemoRows;
+  const rows = Object.fromEntries([...Object.keys(AREAS), 'lesson_completions'].map((name) => [name, [] as Row[]])) as DemoRows;
   const idOf = (area: AreaName, key: string) => demoId(AREAS[area], key);
 
   for (const [i, l] of LECTURERS.entries()) {
@@ -290,6 +291,7 @@ export function buildDemo(now: number): DemoRows {
     );
   }
 
+  rows.lesson_completions = demoCompletions(rows.enrollments, rows.lessons);
   return rows;
 }
 
@@ -326,7 +328,7 @@ export async function isPlatformEmpty(store: Store): Promise<boolean> {
  * tokens, sessions, grants, signing keys, settings and files are left alone.
  */
 export async function clearPlatform(store: Store): Promise<void> {
-  await store.records.clear(platformTables().reverse());
+  await store.records.clear(['lesson_completions', ...platformTables().reverse()]);
 }
 
 /**
@@ -344,6 +346,8 @@ export async function seedDemo(store: Store, now = Date.now()): Promise<DemoCoun
     await Promise.all(list.map((row) => store.records.insert(table, row)));
     counts[table] = list.length;
   }
+  // After the enrollments and lessons they point at; not an area, so not among the counts.
+  await Promise.all(rows.lesson_completions.map((row) => store.records.insert('lesson_completions', row)));
   return counts;
 }
 
