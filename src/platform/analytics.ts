@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { periodOf, periodsOf, resolveRange, type Interval } from './analytics-periods.ts';
+import type { Condition, Row } from '../store/types.ts';
 import { SchoolSettingsService } from './school-settings.ts';
 
 export interface AnalyticsQuery {
@@ -21,6 +22,10 @@ const asList = <K extends string>(m: Map<string, number>, key: K) => [...m].map(
  * currency only (orders in another currency cannot be added to it; an order
  * without a currency is taken to be in the school's). A student is active in a
  * period when an enrollment of theirs was created or an order of theirs paid in it.
+ * Lessons completed count completions by their time (an undone one no longer
+ * counts); enrollments completed count enrollments whose last lesson was
+ * completed in the period and still are; the average progress is that of the
+ * enrollments created in the range, as they stand now.
  */
 export class AnalyticsService {
   constructor(private readonly deps: Deps) {}
@@ -32,7 +37,10 @@ export class AnalyticsService {
     const { currency } = await new SchoolSettingsService(this.deps).read();
     const records = this.deps.store.records;
 
-    const enrollmentRows = await records.select('enrollments', ['student_id', 'created_at'], [['created_at', '>=', range.start], ['created_at', '<', range.end]]);
+    const inRange = (column: string): Condition[] => [[column, '>=', range.start], [column, '<', range.end]];
+    const enrollmentRows = await records.select('enrollments', ['student_id', 'created_at', 'progress_percent'], inRange('created_at'));
+    const lessonCompletionRows = await records.select('lesson_completions', ['completed_at'], inRange('completed_at'));
+    const courseCompletionRows = await records.select('enrollments', ['completed_at'], inRange('completed_at'));
     const orderRows = await records.select('orders', ['student_id', 'total_cents', 'currency', 'paid_at'], [['status', '=', 'paid'], ['paid_at', '>=', range.start], ['paid_at', '<', range.end]]);
 
     const enrollments = series(periods);
@@ -47,6 +55,15 @@ export class AnalyticsService {
       enrollmentTotal++;
       if (row.student_id) active.get(period)?.add(String(row.student_id));
     }
+    const perPeriod = (rows: Row[], column: string) => {
+      const counts = series(periods);
+      for (const row of rows) {
+        const period = periodOf(Number(row[column]), interval);
+        counts.set(period, (counts.get(period) ?? 0) + 1);
+      }
+      return counts;
+    };
+    const progressSum = enrollmentRows.reduce((sum, row) => sum + Number(row.progress_percent ?? 0), 0);
     for (const row of orderRows) {
       const period = periodOf(Number(row.paid_at), interval);
       if (row.student_id) active.get(period)?.add(String(row.student_id));
@@ -65,12 +82,17 @@ export class AnalyticsService {
       enrollments: asList(enrollments, 'count'),
       revenue: asList(revenue, 'total_cents'),
       active_students: [...active].map(([period, ids]) => ({ period, count: ids.size })),
+      lessons_completed: asList(perPeriod(lessonCompletionRows, 'completed_at'), 'count'),
+      enrollments_completed: asList(perPeriod(courseCompletionRows, 'completed_at'), 'count'),
       totals: {
         students: await records.count('students', []),
         courses_published: await records.count('courses', [['status', '=', 'published']]),
         enrollments: enrollmentTotal,
         revenue_cents: revenueTotal,
         active_subscriptions: await records.count('subscriptions', [['status', '=', 'active']]),
+        lessons_completed: lessonCompletionRows.length,
+        enrollments_completed: courseCompletionRows.length,
+        average_progress_percent: enrollmentRows.length ? Math.round(progressSum / enrollmentRows.length) : null,
       },
     };
   }

@@ -524,12 +524,17 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
         enrollments: [{ period: '2024-01', count: 2 }, { period: '2024-02', count: 0 }, { period: '2024-03', count: 1 }],
         revenue: [{ period: '2024-01', total_cents: 0 }, { period: '2024-02', total_cents: 1000 }, { period: '2024-03', total_cents: 250 }],
         active_students: [{ period: '2024-01', count: 2 }, { period: '2024-02', count: 1 }, { period: '2024-03', count: 2 }],
+        lessons_completed: [{ period: '2024-01', count: 0 }, { period: '2024-02', count: 0 }, { period: '2024-03', count: 0 }],
+        enrollments_completed: [{ period: '2024-01', count: 0 }, { period: '2024-02', count: 0 }, { period: '2024-03', count: 0 }],
         totals: {
           students: await store.count('students', []),
           courses_published: await store.count('courses', [['status', '=', 'published']]),
           enrollments: 3,
           revenue_cents: 1250,
           active_subscriptions: 1,
+          lessons_completed: 0,
+          enrollments_completed: 0,
+          average_progress_percent: 0,
         },
       });
     });
