@@ -37,6 +37,11 @@ export interface BulkRowResult {
   error?: string;
 }
 
+/** The route's schema checks the shape already; an MCP tool's input reaches here unchecked. */
+function checkedEmail(email: string): void {
+  if (!isEmailAddress(email.trim())) throw new PlatformError('invalid_request', 'email is not an email address');
+}
+
 const isConflict = (err: unknown) => err instanceof PlatformError && err.code === 'conflict';
 
 /**
@@ -54,8 +59,18 @@ export class EnrollByEmailService {
   ) {}
 
   async enroll(input: EnrollByEmailInput): Promise<EnrollOutcome> {
+    checkedEmail(input.email);
     await this.course(input.course_id);
     return this.enrollChecked(input.email, input.course_id, input.name);
+  }
+
+  /** What enroll would do, writing nothing: the student and enrollment that exist, and which would be created. */
+  async preview(input: EnrollByEmailInput): Promise<{ would_create_student: boolean; would_create_enrollment: boolean; student: EnrollOutcome['student'] | null; enrollment: Record<string, unknown> | null }> {
+    checkedEmail(input.email);
+    await this.course(input.course_id);
+    const student = await this.studentWith(input.email.trim().toLowerCase());
+    const enrollment = student ? await this.enrollmentOf(student.id, input.course_id) : undefined;
+    return { would_create_student: !student, would_create_enrollment: !enrollment, student: student ?? null, enrollment: enrollment ?? null };
   }
 
   /** Each row on its own, in order: a bad address is an `invalid` row, and the others go on. */

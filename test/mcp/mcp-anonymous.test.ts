@@ -39,9 +39,14 @@ const SCOPED_TOOLS: Record<string, string> = {
   list_orders: 'orders:read',
   get_analytics: 'analytics:read',
   update_course: 'courses:write',
+  enroll_student_by_email: 'students:write',
+  get_enrollment_progress: 'students:read',
+  complete_lesson_for_student: 'students:write',
+  complete_my_lesson: 'account:write',
+  uncomplete_my_lesson: 'account:write',
 };
 /** The tools that change something are named for it; every other one is read-only. */
-const isWriteTool = (name: string) => /^(create|update|delete|publish)_/.test(name);
+const isWriteTool = (name: string) => /^(create|update|delete|publish|enroll|complete|uncomplete)_/.test(name);
 
 /** The structured key and REST path of each catalog list tool. */
 const LIST_TOOLS: { tool: string; key: string; path: string }[] = [

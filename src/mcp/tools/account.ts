@@ -96,7 +96,7 @@ export const listMyEnrollments = defineTool({
   name: 'list_my_enrollments',
   title: 'My enrollments',
   description:
-    'The courses you are enrolled in, oldest enrollment first, each with the course title and your progress as the school records it (progress_percent 0-100, completed_at once finished).',
+    'The courses you are enrolled in, oldest enrollment first, each with the course title, your progress (progress_percent 0-100 from the lessons you completed, completed_at once every lesson is) and when your access ends (access_expires_at, null: never).',
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
@@ -111,7 +111,8 @@ export const listMyEnrollments = defineTool({
       structured: { student_id: student.id, enrollments, ...(result.next_cursor ? { next_cursor: result.next_cursor } : {}) },
       text: bulletList(
         enrollments,
-        (e) => `${e.course_title ?? e.course_id}: ${e.progress_percent}%${e.completed_at ? `, completed ${String(e.completed_at).slice(0, 10)}` : ''} (enrollment ${e.id}, course ${e.course_id})`,
+        (e) =>
+          `${e.course_title ?? e.course_id}: ${e.progress_percent}%${e.completed_at ? `, completed ${String(e.completed_at).slice(0, 10)}` : ''}${e.access_expires_at ? `, access until ${String(e.access_expires_at).slice(0, 10)}` : ''} (enrollment ${e.id}, course ${e.course_id})`,
         result.next_cursor,
       ),
     };
@@ -192,7 +193,7 @@ export const listMyLessons = defineTool({
   name: 'list_my_lessons',
   title: 'My lessons',
   description:
-    'The lessons you may open: those of the courses you are enrolled in, course by course in enrollment order, sections and lessons in curriculum order, each with its section and title. A course still in draft is not open yet, and a suspended student record opens none. Titles and outline only; the lesson content itself is not part of this list.',
+    'The lessons you may open: those of the courses you are enrolled in, course by course in enrollment order, sections and lessons in curriculum order, each with its section and title. A course still in draft is not open yet, a course whose access has ended is closed, and a suspended student record opens none. Titles and outline only; the lesson content itself is not part of this list.',
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => ({
@@ -204,7 +205,11 @@ export const listMyLessons = defineTool({
     const student = await myStudent(ctx);
     if (!student) return empty('lessons');
     if (student.status !== 'active') return { structured: { student_id: student.id, lessons: [] }, text: 'Your student record is suspended, so no lesson is open to you.' };
-    const enrolled = (await listAll(ctx.records, AREAS.enrollments, 'full', { student_id: student.id })).map((e) => String(e.course_id));
+    // An enrollment whose access has ended (access_expires_at passed) opens no lesson.
+    const now = ctx.deps.now();
+    const enrolled = (await listAll(ctx.records, AREAS.enrollments, 'full', { student_id: student.id }))
+      .filter((e) => e.access_expires_at === null || Date.parse(String(e.access_expires_at)) > now)
+      .map((e) => String(e.course_id));
     let courses = args.course_id === undefined ? enrolled : enrolled.filter((id) => id === args.course_id);
     let offset = 0;
     if (args.cursor) {

@@ -5,7 +5,7 @@ import { defineTool } from '../tool.ts';
 export const getAnalytics = defineTool({
   name: 'get_analytics',
   title: 'School analytics',
-  description: 'Enrollments, revenue and active students per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics).',
+  description: 'Enrollments, revenue, active students and lesson and course completions per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics).',
   scopes: ['analytics:read'],
   readOnly: true,
   input: (z) => ({
@@ -23,7 +23,18 @@ export const getAnalytics = defineTool({
       enrollments: points('count'),
       revenue: points('total_cents'),
       active_students: points('count'),
-      totals: z.object({ students: z.number().int(), courses_published: z.number().int(), enrollments: z.number().int(), revenue_cents: z.number().int(), active_subscriptions: z.number().int() }),
+      lessons_completed: points('count'),
+      enrollments_completed: points('count'),
+      totals: z.object({
+        students: z.number().int(),
+        courses_published: z.number().int(),
+        enrollments: z.number().int(),
+        revenue_cents: z.number().int(),
+        active_subscriptions: z.number().int(),
+        lessons_completed: z.number().int(),
+        enrollments_completed: z.number().int(),
+        average_progress_percent: z.number().int().nullable(),
+      }),
     };
   },
   async run(ctx, args) {
@@ -35,6 +46,7 @@ export const getAnalytics = defineTool({
     const r = report;
     const lines = [
       `Totals: ${r.totals.students} students, ${r.totals.enrollments} enrollments and ${formatMoney(r.totals.revenue_cents, r.currency)} revenue in the range, ${r.totals.active_subscriptions} active subscriptions.`,
+      `Learning: ${r.totals.lessons_completed} lessons and ${r.totals.enrollments_completed} courses completed in the range; average progress ${r.totals.average_progress_percent ?? 0}% of the enrollments made in it.`,
       ...r.revenue.map((p, i) => `${p.period}: ${formatMoney(p.total_cents, r.currency)}, ${r.enrollments[i]?.count ?? 0} enrollments`),
     ];
     return { structured: { ...report }, text: lines.join('\n') };

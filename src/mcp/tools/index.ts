@@ -4,6 +4,7 @@ import { getSiteInfo } from './school.ts';
 import { getCourse } from './course.ts';
 import { getAnalytics } from './analytics.ts';
 import { getMyAccount, listMyEnrollments, listMyLessons, listMyOrders, listMySubscriptions, updateMyAccount } from './account.ts';
+import { completeLessonForStudent, completeMyLesson, enrollStudentByEmail, getEnrollmentProgress, uncompleteMyLesson } from './enrollment.ts';
 import { RECORD_TOOLS } from './records.ts';
 import { getAppearance, getSchoolSettings, updateAppearance, updateSchoolSettings } from './settings.ts';
 import { getSchoolSummary, publishCourse } from './tasks.ts';
@@ -27,6 +28,11 @@ export const TOOLS: readonly ToolDef[] = [
   listMySubscriptions,
   updateMyAccount,
   getAnalytics,
+  enrollStudentByEmail,
+  getEnrollmentProgress,
+  completeLessonForStudent,
+  completeMyLesson,
+  uncompleteMyLesson,
 ];
 
 /** The scopes the tools need or show more with, each once: the MCP protected-resource metadata lists exactly these. */
