@@ -88,6 +88,26 @@ describe.each(STORE_KINDS)('lesson progress on %s', (kind) => {
     }
   });
 
+  it('/openapi.json lists each new operation with its operationId and scope', async () => {
+    const doc = (await (await fetch(`${s.server.issuer}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; security: unknown; responses: Record<string, unknown> }>> };
+    const expected: [string, string, string, string][] = [
+      ['/api/v1/enrollments/{id}/lessons/{lesson_id}/completion', 'put', 'completeEnrollmentLesson', 'students:write'],
+      ['/api/v1/enrollments/{id}/lessons/{lesson_id}/completion', 'delete', 'uncompleteEnrollmentLesson', 'students:write'],
+      ['/api/v1/enrollments/{id}/progress', 'get', 'getEnrollmentProgress', 'students:read'],
+      ['/api/v1/account/lessons/{lesson_id}/completion', 'put', 'completeMyLesson', 'account:write'],
+      ['/api/v1/account/lessons/{lesson_id}/completion', 'delete', 'uncompleteMyLesson', 'account:write'],
+      ['/api/v1/account/enrollments/{id}/progress', 'get', 'getMyEnrollmentProgress', 'account:read'],
+      ['/api/v1/enrollments/by-email', 'post', 'enrollByEmail', 'students:write'],
+      ['/api/v1/enrollments/by-email/bulk', 'post', 'enrollByEmailBulk', 'students:write'],
+    ];
+    for (const [path, method, operationId, scope] of expected) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toMatchObject({ operationId, security: [{ lyceum_oauth: [scope] }] });
+      expect(Object.keys(op!.responses), operationId).toEqual(expect.arrayContaining(['401', '403']));
+    }
+    expect(Object.keys(doc.paths['/api/v1/enrollments/by-email']!.post!.responses).sort()).toEqual(['200', '201', '400', '401', '403']);
+  });
+
   describe('the school marks lessons', () => {
     it('completion is idempotent, the percent rounds down, and completed_at comes with the last lesson and goes with an undo', async () => {
       const c = await course(3);
