@@ -5,7 +5,9 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../platform/ide
 import { API_PREFIX } from '../platform/routes/paths.ts';
 import { PAGE_SIZE } from '../platform/page-size.ts';
 import { MCP_PATH } from '../mcp/path.ts';
+import { BULK_ENROLL_LIMIT } from '../platform/enroll-by-email.ts';
 import { MAX_FILE_BYTES } from '../platform/files/file-service.ts';
+import { documentedPath, PROGRESS_PATHS } from '../platform/routes/progress-paths.ts';
 import { readableBytes } from '../util/readable-bytes.ts';
 import { code, duration, table } from './markdown.ts';
 
@@ -52,6 +54,7 @@ export function limitsSection(config: LimitsConfig): string {
     rateLimitRow(config, 'upload'),
     ['Stored files of the school', `${bytes(config.storageQuotaBytes)} in all (STORAGE_QUOTA_BYTES)`, '413 `invalid_request`, naming what is used'],
     ['One uploaded file', bytes(MAX_FILE_BYTES), '413 `invalid_request`'],
+    [`Rows of one ${code(`POST ${documentedPath(PROGRESS_PATHS.enrollByEmailBulk)}`)}`, `${BULK_ENROLL_LIMIT} (emails and students together)`, '400 `invalid_request`, nothing written'],
     ['Registration body', `${bytes(config.registrationBodyLimit)} (REGISTRATION_BODY_LIMIT)`, '413 `invalid_request`'],
     [`${code(MCP_PATH)} body`, bytes(MCP_BODY_LIMIT_BYTES), '413 `invalid_request`'],
     ['Any other request body', bytes(BODY_LIMIT_BYTES), '413 `invalid_request`'],

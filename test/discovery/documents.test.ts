@@ -420,6 +420,7 @@ describe('/auth.md follows the configuration', () => {
     expect(limits).toContain('| Stored files of the school | 2.0 KiB (2048 bytes) in all (STORAGE_QUOTA_BYTES) | 413 `invalid_request`, naming what is used |');
     expect(limits).toContain('4 wrong in a row, then a wait of 3 s doubling up to 60 s (1 minute) (SIGN_IN_*); never a lockout');
     expect(limits).toContain('| One uploaded file | 10.0 MiB (10485760 bytes) | 413 `invalid_request` |');
+    expect(limits).toContain('| Rows of one `POST /api/v1/enrollments/by-email/bulk` | 500 (emails and students together) | 400 `invalid_request`, nothing written |');
     expect(limits).toContain('| `/mcp` body | 1.0 MiB (1048576 bytes) | 413 `invalid_request` |');
     expect(limits).toContain('| Any other request body | 64.0 KiB (65536 bytes) | 413 `invalid_request` |');
     expect(limits).toContain('counted by each instance of this server on its own');
