@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { errorResponses } from '../../http/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
@@ -113,7 +113,7 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
     },
   }, async (request) => progress.report((request.params as { id: string }).id));
 
-  const mine = (completed: boolean) => async (request: Parameters<Parameters<typeof declareRoute>[3]>[0]) =>
+  const mine = (completed: boolean) => async (request: FastifyRequest) =>
     progress.setMine(tokenCaller(request).userId, (request.params as { lesson_id: string }).lesson_id, completed);
   const LEARNER_RULES =
     'Only a lesson of a course your own student record is enrolled in (else 403 not_enrolled), while the record is active and the course is not in draft (else 403 lesson_not_open) and the enrollment\'s access has not ended (else 403 access_expired).';
