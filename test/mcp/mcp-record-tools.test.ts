@@ -57,6 +57,11 @@ const OTHER_TOOLS = [
   'list_my_orders',
   'list_my_subscriptions',
   'update_my_account',
+  'enroll_student_by_email',
+  'get_enrollment_progress',
+  'complete_lesson_for_student',
+  'complete_my_lesson',
+  'uncomplete_my_lesson',
 ];
 
 /** One tool per area with the scope a call needs, stated by hand; the catalog areas' list_ and get_ need none. */
@@ -148,14 +153,16 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
     for (const tool of tools) {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       const kind = tool.name.split('_')[0];
-      const write = ['create', 'update', 'delete', 'publish'].includes(kind!);
+      const write = ['create', 'update', 'delete', 'publish', 'enroll', 'complete', 'uncomplete'].includes(kind!);
       expect(tool.annotations, tool.name).toEqual({
         readOnlyHint: !write,
         destructiveHint: kind === 'delete',
         idempotentHint: kind !== 'create',
         openWorldHint: false,
       });
-      if (write && tool.name !== 'update_my_account') expect(tool.inputSchema.properties, tool.name).toHaveProperty('dry_run');
+      // Marking a lesson is undone by its counterpart; there is nothing to preview.
+      const noDryRun = ['update_my_account', 'complete_lesson_for_student', 'complete_my_lesson', 'uncomplete_my_lesson'];
+      if (write && !noDryRun.includes(tool.name)) expect(tool.inputSchema.properties, tool.name).toHaveProperty('dry_run');
     }
   });
 
