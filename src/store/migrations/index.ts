@@ -7,8 +7,8 @@ import * as publicListingIndexes from './005-public-listing-indexes.ts';
 import * as passwordFailures from './006-password-failures.ts';
 import * as clientLastUsed from './007-client-last-used.ts';
 import * as clientRegistration from './008-client-registration.ts';
-import * as idempotencyKeys from './012-idempotency-keys.ts';
 import * as lessonProgress from './010-lesson-progress.ts';
+import * as idempotencyKeys from './012-idempotency-keys.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
