@@ -11,7 +11,7 @@
  * is one row here plus where loadConfig puts its value in the Config.
  */
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
-import { bool, database, emailAddress, hostNames, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
+import { bool, database, durations, emailAddress, hostNames, int, issuer, loopbackHosts, oneOf, origins, redisUrl, text, trustProxy, type Parse } from './parse.ts';
 
 /** The default of a setting that has no value when unset; `meaning` is shown as its default. */
 export interface Unset {
@@ -77,6 +77,11 @@ export const SETTINGS = [
   { name: 'SQLITE_BUSY_TIMEOUT_MS', default: '5000', parse: int({ min: 10, max: 60_000 }), description: 'SQLite: how long a write waits while another process (the CLI, a backup, a sqlite3 shell) holds the database’s write lock, in ms. The wait is retries with pauses, so other requests and reads go on meanwhile; past it the request answers 503 temporarily_unavailable with Retry-After and nothing of it is written.' },
   { name: 'SHUTDOWN_DRAIN_MS', default: '5000', parse: int({ min: 0, max: 120_000 }), description: 'On SIGTERM or SIGINT, how long `lyceum serve` goes on serving requests while GET /readyz answers 503, in ms, so a load balancer notices and stops sending traffic; then it stops listening.' },
   { name: 'SHUTDOWN_GRACE_MS', default: '10000', parse: int({ min: 0, max: 120_000 }), description: 'After the listener closes, how long requests in flight get to finish, in ms; connections still open then are closed and the process exits (code 0).' },
+  { name: 'WEBHOOK_RETRY_SCHEDULE', default: '10s,1m,5m,30m,2h,5h,10h,10h', parse: durations, description: 'Waits between a webhook delivery\'s failed attempts and the next (each with up to a tenth added at random, so receivers coming back are not hit all at once); one attempt more than the list is long, then the delivery is failed.' },
+  { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', parse: int({ min: 100, max: 60_000 }), description: 'How long a webhook receiver has to answer, connection to last byte, in ms; an answer other than 2xx within it is a failed attempt.' },
+  { name: 'WEBHOOK_DISABLE_AFTER_FAILURES', default: '5', parse: int({ min: 1, max: 1000 }), description: 'A webhook subscription is disabled (enabled false, with the reason) once this many of its deliveries in a row have failed every attempt; PATCH enabled=true turns it back on.' },
+  { name: 'WEBHOOK_POLL_INTERVAL_MS', default: '1000', parse: int({ min: 10, max: 600_000 }), description: 'How often each instance looks for webhook deliveries that are due, in ms (an idle look is one read).' },
+  { name: 'WEBHOOK_ALLOW_HOSTS', default: unset('(none: only receivers at public addresses, or plain http on loopback)'), parse: hostNames, description: 'Host names or IP addresses that webhook receivers may use although they resolve to private addresses (an internal service). Others must resolve to public addresses only; plain http goes only to loopback.' },
 ] as const satisfies readonly Setting[];
 
 /** The names of the settings. */

@@ -55,6 +55,8 @@ export interface Config {
   readyTimeoutMs: number;
   /** The Prometheus listener (GET /metrics), off the public port; port 0: none. */
   metrics: { port: number; host: string };
+  /** Webhook delivery (docs/configuration.md WEBHOOK_*): retry waits in ms, the receiver's timeout, failures before disabling, the poll interval, hosts exempt from the public-address check. */
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; disableAfter: number; pollIntervalMs: number; allowHosts: string[] };
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -145,6 +147,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readyTimeoutMs: e.READY_TIMEOUT_MS,
     shutdown: { drainMs: e.SHUTDOWN_DRAIN_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST },
+    webhooks: {
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      disableAfter: e.WEBHOOK_DISABLE_AFTER_FAILURES,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      // The address check compares host names without an IPv6 literal's brackets.
+      allowHosts: (e.WEBHOOK_ALLOW_HOSTS ?? []).map((h) => h.replace(/^\[(.*)\]$/, '$1')),
+    },
     secureCookies: new URL(issuer).protocol === 'https:',
   };
 }

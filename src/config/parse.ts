@@ -196,3 +196,17 @@ export const emailAddress = custom('an email address', (raw) => {
   if (!isEmailAddress(raw.trim().toLowerCase())) throw new RefusedValue(`${JSON.stringify(raw)} is not an email address`);
   return raw;
 });
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** WEBHOOK_RETRY_SCHEDULE: comma-separated waits such as 10s,1m,2h (ms, s, m or h), each at most a day, at most 20 of them; in ms. */
+export const durations = custom('comma-separated waits with a unit (ms, s, m, h), each at most 24h, at most 20; e.g. 10s,1m,5m', (raw): number[] => {
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0 || list.length > 20) throw new RefusedValue('must list 1 to 20 waits');
+  return list.map((item) => {
+    const m = /^(\d{1,9})(ms|s|m|h)$/.exec(item);
+    const ms = m ? Number(m[1]) * DURATION_UNITS_MS[m[2] as keyof typeof DURATION_UNITS_MS] : NaN;
+    if (!(ms >= 0 && ms <= 86_400_000)) throw new RefusedValue(`${JSON.stringify(item)} is not a wait like 10s, 5m or 2h of at most 24h`);
+    return ms;
+  });
+});

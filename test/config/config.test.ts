@@ -134,6 +134,11 @@ const EXAMPLES: Record<string, Example> = {
   SQLITE_BUSY_TIMEOUT_MS: { valid: '1500', read: (c) => c.databaseLimits.sqliteBusyTimeoutMs, expected: 1500, invalid: ['9', '60001', '5s', '0.5'] },
   SHUTDOWN_DRAIN_MS: { valid: '0', read: (c) => c.shutdown.drainMs, expected: 0, invalid: ['-1', '120001', 'soon'] },
   SHUTDOWN_GRACE_MS: { valid: '2500', read: (c) => c.shutdown.graceMs, expected: 2500, invalid: ['-1', '120001', '1.5'] },
+  WEBHOOK_RETRY_SCHEDULE: { valid: '500ms, 2s,1m,1h', read: (c) => c.webhooks.retryScheduleMs, expected: [500, 2000, 60_000, 3_600_000], invalid: ['10', '1d', '25h', '-1s', ',', '1.5s', Array.from({ length: 21 }, () => '1s').join(',')] },
+  WEBHOOK_TIMEOUT_MS: { valid: '2500', read: (c) => c.webhooks.timeoutMs, expected: 2500, invalid: ['99', '60001', '1.5'] },
+  WEBHOOK_DISABLE_AFTER_FAILURES: { valid: '3', read: (c) => c.webhooks.disableAfter, expected: 3, invalid: ['0', '1001', 'x'] },
+  WEBHOOK_POLL_INTERVAL_MS: { valid: '250', read: (c) => c.webhooks.pollIntervalMs, expected: 250, invalid: ['9', '600001'] },
+  WEBHOOK_ALLOW_HOSTS: { valid: 'hooks.internal, 10.0.0.5,[fd00::1]', read: (c) => c.webhooks.allowHosts, expected: ['hooks.internal', '10.0.0.5', 'fd00::1'], invalid: ['a b', 'http://x', 'x/y', 'Hooks.Internal', 'x:80'] },
 };
 
 const documented = SETTINGS.map((s) => s.name);
@@ -198,6 +203,9 @@ const RANGES: Record<string, [min: number, max: number]> = {
   SQLITE_BUSY_TIMEOUT_MS: [10, 60_000],
   SHUTDOWN_DRAIN_MS: [0, 120_000],
   SHUTDOWN_GRACE_MS: [0, 120_000],
+  WEBHOOK_TIMEOUT_MS: [100, 60_000],
+  WEBHOOK_DISABLE_AFTER_FAILURES: [1, 1000],
+  WEBHOOK_POLL_INTERVAL_MS: [10, 600_000],
 };
 
 describe('whole-number settings', () => {
