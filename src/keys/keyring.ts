@@ -24,6 +24,7 @@ export class KeyRing {
   private constructor(
     private readonly store: Store,
     private readonly sealingKey: Uint8Array,
+    private readonly secretSealingKey: Uint8Array,
     private readonly idTokenTtlMs: number,
     private readonly now: () => number,
   ) {}
@@ -32,7 +33,9 @@ export class KeyRing {
   static async open(store: Store, config: Pick<Config, 'keysSecret' | 'database' | 'idTokenTtl'>, now: () => number = Date.now): Promise<KeyRing> {
     const secret = resolveKeysSecret(config);
     const sealingKey = new Uint8Array(hkdfSync('sha256', secret, 'lyceum', 'signing-key-sealing', 32));
-    const ring = new KeyRing(store, sealingKey, config.idTokenTtl * 1000, now);
+    // A key of its own for other secrets the server must read back (webhook signing secrets).
+    const secretSealingKey = new Uint8Array(hkdfSync('sha256', secret, 'lyceum', 'secret-sealing', 32));
+    const ring = new KeyRing(store, sealingKey, secretSealingKey, config.idTokenTtl * 1000, now);
     const published = await store.signingKeys.listPublished(now());
     for (const alg of SIGNING_ALGS) {
       if (!published.some((k) => k.alg === alg && k.retiredAt === null)) await ring.addKey(alg);
@@ -85,6 +88,21 @@ export class KeyRing {
     const entry = { kid: current.kid, key, loadedAt: this.now() };
     this.active.set(alg, entry);
     return entry;
+  }
+
+  /**
+   * Seals a secret the server must read back later (a webhook's signing
+   * secret) the way signing keys are sealed: a compact JWE, dir + A256GCM,
+   * under a key derived from KEYS_SECRET. The store keeps only this.
+   */
+  async sealSecret(secret: string): Promise<string> {
+    return new CompactEncrypt(new TextEncoder().encode(secret)).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(this.secretSealingKey);
+  }
+
+  /** The secret sealSecret sealed; throws when it was sealed under another KEYS_SECRET or altered. */
+  async unsealSecret(sealed: string): Promise<string> {
+    const { plaintext } = await compactDecrypt(sealed, this.secretSealingKey);
+    return new TextDecoder().decode(plaintext);
   }
 
   /** The JWK Set: live keys and keys retired less than an ID-token lifetime ago. */

@@ -6,6 +6,7 @@ import type { Caller } from '../resource/guard.ts';
 import { DuplicateError, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';
 import { clampPageSize, PAGE_SIZE } from './page-size.ts';
+import { eventsOnCreate, eventsOnUpdate } from './webhooks/events.ts';
 import { columnValueProblem, RECORD_TIME, recordToRow, rowToRecord, type FieldDef } from './fields.ts';
 
 /** How much of an area a caller sees. */
@@ -161,7 +162,7 @@ export class RecordService {
       return rowToRecord(area.fields, row);
     }
     try {
-      const row = await this.deps.store.records.update(area.name, id, patch);
+      const row = await this.deps.store.records.update(area.name, id, patch, eventsOnUpdate(area, Number(patch.updated_at)));
       if (!row) throw notFound(area, id);
       return rowToRecord(area.fields, row);
     } catch (err) {
@@ -235,7 +236,8 @@ export class RecordService {
   private async insertRow(area: AreaDef, row: Row, retrySlug: boolean): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.deps.store.records.insert(area.name, row);
+        // The webhook events are written in the insert's transaction (the outbox).
+        await this.deps.store.records.insert(area.name, row, eventsOnCreate(area, row, Number(row.created_at)));
         return;
       } catch (err) {
         if (!(err instanceof DuplicateError)) throw err;

@@ -97,6 +97,21 @@ async function checkedAddress(url: URL, options: Required<Pick<OutboundRequest, 
   return answers[0]!;
 }
 
+/**
+ * The checks outboundRequest makes before it connects, without connecting:
+ * to refuse a URL when it is given (a webhook receiver at subscription) as
+ * well as each time it is used, since what a name resolves to may change.
+ */
+export async function checkOutboundTarget(raw: string, request: Pick<OutboundRequest, 'allowHosts' | 'allowHttp' | 'timeoutMs'>): Promise<void> {
+  const allowHttp = request.allowHttp ?? 'never';
+  const url = parseTarget(raw, allowHttp);
+  const deadline = AbortSignal.timeout(request.timeoutMs);
+  await Promise.race([
+    checkedAddress(url, { allowHttp, ...(request.allowHosts ? { allowHosts: request.allowHosts } : {}) }),
+    new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new OutboundError('timeout', `${url.hostname} did not resolve within ${request.timeoutMs} ms`)), { once: true })),
+  ]);
+}
+
 /** One request to a URL chosen by someone else, bounded in time and size. */
 export async function outboundRequest(raw: string, request: OutboundRequest): Promise<OutboundResponse> {
   const allowHttp = request.allowHttp ?? 'never';

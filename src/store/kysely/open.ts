@@ -19,6 +19,7 @@ import { kyselySigningKeyStore } from './signing-keys.ts';
 import { sqliteKysely } from './sqlite-kysely.ts';
 import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
+import { kyselyWebhookStore } from './webhooks.ts';
 import { createPrivateFile } from '../../util/private-files.ts';
 
 const MIGRATE_ATTEMPTS = 6;
@@ -88,8 +89,9 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     passwordFailures: kyselyPasswordFailureStore(db, maintenance),
     grants: kyselyGrantStore(db),
     signingKeys: kyselySigningKeyStore(db),
-    records: kyselyRecordStore(db),
+    records: kyselyRecordStore(db, database.kind),
     progress: kyselyProgressStore(db),
+    webhooks: kyselyWebhookStore(db, database.kind),
     settings: kyselySettingsStore(db),
     files: kyselyFileStore(db, database.kind),
     idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),

@@ -1,5 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import { DuplicateError, type Condition, type ListQuery, type RecordStore, type Row } from '../types.ts';
+import { DuplicateError, type Condition, type ListQuery, type OutboxEvent, type RecordStore, type Row } from '../types.ts';
+import { appendEvents } from './outbox.ts';
+import type { Database } from './schema.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
 /* Table and column names come from the area declarations, never from requests. */
@@ -36,7 +38,27 @@ function listQuery(db: AnyDb, table: string, q: ListQuery) {
     .limit(q.limit + 1);
 }
 
-export function kyselyRecordStore(db: AnyDb): RecordStore {
+const getRow = async (db: AnyDb, table: string, id: string) => (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+
+/**
+ * An update whose events are written in its transaction. The row is read
+ * before the change under a row lock on PostgreSQL (SQLite has one writer),
+ * so of two racing changes each sees the other's result as its "before" and a
+ * transition (an order becoming paid) is reported once.
+ */
+async function updateWithEvents(db: AnyDb, kind: 'sqlite' | 'postgres', table: string, id: string, patch: Row, events: (before: Row, after: Row) => OutboxEvent[]) {
+  return db.transaction().execute(async (trx) => {
+    const read = trx.selectFrom(table).selectAll().where('id', '=', id);
+    const before = (await (kind === 'postgres' ? read.forUpdate() : read).executeTakeFirst()) as Row | undefined;
+    if (!before) return undefined;
+    await trx.updateTable(table).set(patch).where('id', '=', id).execute();
+    const after = (await getRow(trx, table, id))!;
+    await appendEvents(trx as unknown as Kysely<Database>, events(before, after));
+    return after;
+  });
+}
+
+export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqlite'): RecordStore {
   return {
     async list(table, q) {
       const rows = (await listQuery(db, table, q).execute()) as Row[];
@@ -48,23 +70,30 @@ export function kyselyRecordStore(db: AnyDb): RecordStore {
     async get(table, id) {
       return (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
     },
-    async insert(table, row) {
+    async insert(table, row, events = []) {
       try {
-        await db.insertInto(table).values(row).execute();
+        if (events.length === 0) await db.insertInto(table).values(row).execute();
+        else {
+          await db.transaction().execute(async (trx) => {
+            await trx.insertInto(table).values(row).execute();
+            await appendEvents(trx as unknown as Kysely<Database>, events);
+          });
+        }
       } catch (err) {
         if (isUniqueViolation(err)) throw new DuplicateError(`a ${table} record with the same unique value exists`);
         throw err;
       }
     },
-    async update(table, id, patch) {
+    async update(table, id, patch, events) {
       try {
+        if (events) return await updateWithEvents(db, kind, table, id, patch, events);
         const r = await db.updateTable(table).set(patch).where('id', '=', id).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) return undefined;
       } catch (err) {
         if (isUniqueViolation(err)) throw new DuplicateError(`a ${table} record with the same unique value exists`);
         throw err;
       }
-      return (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
+      return getRow(db, table, id);
     },
     async delete(table, id) {
       const r = await db.deleteFrom(table).where('id', '=', id).executeTakeFirst();

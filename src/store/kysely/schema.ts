@@ -111,6 +111,43 @@ export interface FilesTable {
   updated_at: number;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  description: string | null;
+  sealed_secret: string;
+  enabled: number;
+  disabled_reason: string | null;
+  failed_deliveries: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  payload: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  subscription_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   clients: ClientsTable;
@@ -123,4 +160,7 @@ export interface Database {
   settings: SettingsTable;
   files: FilesTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

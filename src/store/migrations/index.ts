@@ -8,6 +8,7 @@ import * as passwordFailures from './006-password-failures.ts';
 import * as clientLastUsed from './007-client-last-used.ts';
 import * as clientRegistration from './008-client-registration.ts';
 import * as lessonProgress from './010-lesson-progress.ts';
+import * as webhooks from './011-webhooks.ts';
 import * as idempotencyKeys from './012-idempotency-keys.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-client-last-used': clientLastUsed,
   '008-client-registration': clientRegistration,
   '010-lesson-progress': lessonProgress,
+  '011-webhooks': webhooks,
   '012-idempotency-keys': idempotencyKeys,
 };
 

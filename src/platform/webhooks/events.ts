@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import type { OutboxEvent, Row } from '../../store/types.ts';
+import type { AreaDef } from '../areas.ts';
+import { rowToRecord } from '../fields.ts';
+
+/**
+ * The events webhook receivers can subscribe to, each with what causes it:
+ * the one list that subscriptions are checked against and /openapi.json and
+ * auth.md show.
+ */
+export const WEBHOOK_EVENTS = {
+  'student.created': 'A student was added.',
+  'enrollment.created': 'A student was enrolled in a course.',
+  'lesson.completed': 'A student completed a lesson.',
+  'enrollment.completed': 'A student completed every lesson of a course.',
+  'order.paid': 'An order was created paid, or its status became paid.',
+  'order.refunded': 'An order\'s status became refunded.',
+  'course.published': 'A course was created published, or its status became published.',
+  'form_submission.created': 'A form was submitted.',
+} as const;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
+
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];
+
+export const isWebhookEventType = (v: string): v is WebhookEventType => Object.hasOwn(WEBHOOK_EVENTS, v);
+
+/**
+ * One event, ready for the outbox. The payload is the Standard Webhooks shape,
+ * `{"type", "timestamp", "data"}`, with the record as the full view of the API
+ * shows it; its id (`msg_…`) is the webhook-id header of every attempt.
+ */
+export function webhookEvent(type: WebhookEventType, data: Record<string, unknown>, now: number): OutboxEvent {
+  return {
+    id: `msg_${randomBytes(12).toString('base64url')}`,
+    type,
+    payload: JSON.stringify({ type, timestamp: new Date(now).toISOString(), data }),
+    createdAt: now,
+  };
+}
+
+/** What a record's creation, or a column taking a value, causes; areas not named cause nothing. */
+const CAUSES: Record<string, { created?: WebhookEventType; became?: [column: string, value: unknown, type: WebhookEventType][] }> = {
+  students: { created: 'student.created' },
+  enrollments: { created: 'enrollment.created' },
+  form_submissions: { created: 'form_submission.created' },
+  orders: { became: [['status', 'paid', 'order.paid'], ['status', 'refunded', 'order.refunded']] },
+  courses: { became: [['status', 'published', 'course.published']] },
+};
+
+/** The events of a new record: its area's creation event, and each value it starts with that a change to would cause one. */
+export function eventsOnCreate(area: AreaDef, row: Row, now: number): OutboxEvent[] {
+  const cause = CAUSES[area.name];
+  if (!cause) return [];
+  const types = [...(cause.created ? [cause.created] : []), ...(cause.became ?? []).filter(([col, value]) => row[col] === value).map(([, , type]) => type)];
+  return types.map((type) => webhookEvent(type, rowToRecord(area.fields, row), now));
+}
+
+/** For an update of the area: the events of its columns that took their value in this change; undefined when the area has none. */
+export function eventsOnUpdate(area: AreaDef, now: number): ((before: Row, after: Row) => OutboxEvent[]) | undefined {
+  const became = CAUSES[area.name]?.became;
+  if (!became) return undefined;
+  return (before, after) =>
+    became.filter(([col, value]) => before[col] !== value && after[col] === value).map(([, , type]) => webhookEvent(type, rowToRecord(area.fields, after), now));
+}
