@@ -9,6 +9,7 @@ import { Readiness } from './ops/health.ts';
 import type { AppMetrics } from './ops/metrics.ts';
 import { stopGracefully } from './ops/shutdown.ts';
 import { openStore } from './store/kysely/open.ts';
+import { WebhookWorker } from './platform/webhooks/delivery-worker.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -62,6 +63,9 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
   }
   // Housekeeping starts once requests can be answered: it takes nothing from the start.
   store.startMaintenance();
+  // Webhook deliveries, from the outbox every instance shares (src/platform/webhooks/).
+  const webhooks = new WebhookWorker(deps, app.log);
+  webhooks.start();
   const running: RunningServer = {
     app,
     deps,
@@ -72,6 +76,7 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
       // A load balancer probing /readyz meanwhile stops sending requests here.
       readiness.markStopping();
       await app.close();
+      await webhooks.stop();
       await metrics?.close();
       if (!overrides.store) await store.close();
     },

@@ -11,6 +11,7 @@ import { registerProgressRoutes } from './progress-routes.ts';
 import { registerRecordRoutes } from './records-routes.ts';
 import { registerSchoolRoutes } from './school-routes.ts';
 import { registerStorageRoutes } from './storage-routes.ts';
+import { registerWebhookRoutes } from './webhook-routes.ts';
 
 /**
  * Every /api/v1 route: the generic area routes, then the areas with routes of
@@ -33,5 +34,6 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: Deps): void {
     registerAccountRoutes(api, deps, records);
     registerProgressRoutes(api, deps, records);
     registerEnrollByEmailRoutes(api, deps, records);
+    registerWebhookRoutes(api, deps);
   });
 }

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import type { WebhookDelivery, WebhookSubscription } from '../../store/types.ts';
+import { checkOutboundTarget, OutboundError } from '../../util/outbound-request.ts';
+import { PlatformError } from '../errors.ts';
+import { newDeliveryId } from '../../store/kysely/outbox.ts';
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.ts';
+
+/** A receiver's URL at most this long. */
+export const WEBHOOK_URL_MAX = 2000;
+
+export interface SubscriptionInput {
+  url: string;
+  events: string[];
+  description?: string | null;
+}
+
+export interface SubscriptionPatch {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A subscription as the API shows it: never its secret, sealed or not. */
+export function subscriptionView(s: WebhookSubscription): Record<string, unknown> {
+  return {
+    id: s.id,
+    url: s.url,
+    events: s.events,
+    description: s.description,
+    enabled: s.enabled,
+    disabled_reason: s.disabledReason,
+    created_at: iso(s.createdAt),
+    updated_at: iso(s.updatedAt),
+  };
+}
+
+export function deliveryView(d: WebhookDelivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: iso(d.nextAttemptAt),
+    last_attempt_at: iso(d.lastAttemptAt),
+    last_status_code: d.lastStatusCode,
+    last_duration_ms: d.lastDurationMs,
+    last_error: d.lastError,
+    created_at: iso(d.createdAt),
+  };
+}
+
+function encodeCursor(key: [number, string]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** A cursor is base64url JSON [created_at, id] made by encodeCursor; anything else was not made here. */
+function decodeCursor(cursor: string): [number, string] {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    /* v stays undefined: the error below */
+  }
+  if (!Array.isArray(v) || v.length !== 2 || !Number.isSafeInteger(v[0]) || typeof v[1] !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(v[1])) {
+    throw new PlatformError('invalid_request', 'cursor is not one this API returned');
+  }
+  return v as [number, string];
+}
+
+const notFound = (id: string) => new PlatformError('not_found', `No webhook with id ${id}`);
+
+/**
+ * Webhook subscriptions: the receiver's URL is checked when it is given
+ * (https to a public address, http to loopback only, or a host of
+ * WEBHOOK_ALLOW_HOSTS) and again at every delivery; the signing secret is
+ * made here, shown once and stored only sealed.
+ */
+export class WebhookService {
+  constructor(private readonly deps: Deps) {}
+
+  private async checkUrl(url: string): Promise<void> {
+    const { timeoutMs, allowHosts } = this.deps.config.webhooks;
+    try {
+      await checkOutboundTarget(url, { timeoutMs, allowHosts: new Set(allowHosts), allowHttp: 'loopback' });
+    } catch (err) {
+      if (err instanceof OutboundError) throw new PlatformError('invalid_request', `url: ${err.message} (receivers must be https at a public address, or http on loopback)`);
+      throw err;
+    }
+  }
+
+  /** The event types, each once; an unknown one is refused by name. */
+  private checkEvents(events: string[]): string[] {
+    const unknown = events.find((e) => !isWebhookEventType(e));
+    if (unknown !== undefined) throw new PlatformError('invalid_request', `events: unknown event ${JSON.stringify(unknown)}; known events are ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+    if (events.length === 0) throw new PlatformError('invalid_request', 'events: name at least one event');
+    return [...new Set(events)];
+  }
+
+  /** Creates a subscription; the answer holds the secret, which is never shown again. */
+  async create(input: SubscriptionInput): Promise<Record<string, unknown>> {
+    const events = this.checkEvents(input.events);
+    await this.checkUrl(input.url);
+    // Standard Webhooks: a secret of 24 to 64 random bytes, base64, prefixed whsec_.
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const now = this.deps.now();
+    const subscription: WebhookSubscription = {
+      id: `wh_${randomBytes(12).toString('base64url')}`,
+      url: input.url,
+      events,
+      description: input.description ?? null,
+      sealedSecret: await this.deps.keys.sealSecret(secret),
+      enabled: true,
+      disabledReason: null,
+      failedDeliveries: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.store.webhooks.create(subscription);
+    return { ...subscriptionView(subscription), secret };
+  }
+
+  async list(limit = 20, cursor?: string): Promise<{ data: Record<string, unknown>[]; next_cursor?: string }> {
+    const page = await this.deps.store.webhooks.list(Math.min(Math.max(limit, 1), 100), cursor ? decodeCursor(cursor) : undefined);
+    return { data: page.rows.map(subscriptionView), ...(page.next ? { next_cursor: encodeCursor(page.next) } : {}) };
+  }
+
+  private async find(id: string): Promise<WebhookSubscription> {
+    const found = id.length <= 100 ? await this.deps.store.webhooks.find(id) : undefined;
+    if (!found) throw notFound(id);
+    return found;
+  }
+
+  async get(id: string): Promise<Record<string, unknown>> {
+    return subscriptionView(await this.find(id));
+  }
+
+  async update(id: string, patch: SubscriptionPatch): Promise<Record<string, unknown>> {
+    await this.find(id);
+    const events = patch.events === undefined ? undefined : this.checkEvents(patch.events);
+    if (patch.url !== undefined) await this.checkUrl(patch.url);
+    const updated = await this.deps.store.webhooks.update(id, { ...patch, ...(events ? { events } : {}) }, this.deps.now());
+    if (!updated) throw notFound(id);
+    return subscriptionView(updated);
+  }
+
+  async delete(id: string): Promise<void> {
+    if (id.length > 100 || !(await this.deps.store.webhooks.delete(id))) throw notFound(id);
+  }
+
+  async deliveries(id: string, limit = 20, cursor?: string): Promise<{ data: Record<string, unknown>[]; next_cursor?: string }> {
+    await this.find(id);
+    const page = await this.deps.store.webhooks.listDeliveries(id, Math.min(Math.max(limit, 1), 100), cursor ? decodeCursor(cursor) : undefined);
+    return { data: page.rows.map(deliveryView), ...(page.next ? { next_cursor: encodeCursor(page.next) } : {}) };
+  }
+
+  /** A new delivery of the same event (same webhook-id), due now; the old one's log stays as it was. */
+  async redeliver(id: string, deliveryId: string): Promise<Record<string, unknown>> {
+    await this.find(id);
+    const delivery = deliveryId.length <= 100 ? await this.deps.store.webhooks.redeliver(id, deliveryId, newDeliveryId(), this.deps.now()) : undefined;
+    if (!delivery) throw new PlatformError('not_found', `No delivery with id ${deliveryId} of webhook ${id}`);
+    return deliveryView(delivery);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * /api/v1/webhooks over real HTTP on each store: subscriptions are managed
+ * with school:write and read with school:read, the signing secret is shown
+ * once and sits in the database only sealed, and receivers are checked when
+ * they are given (https at a public address, http on loopback only, private
+ * addresses only when WEBHOOK_ALLOW_HOSTS names them).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import SQLite from 'better-sqlite3';
+import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
+import { allScopesBut, api, expectError, tokenSource } from '../helpers/records.ts';
+import { STORE_KINDS } from '../helpers/stores.ts';
+
+async function storedRow(server: FlowServer, id: string): Promise<Record<string, unknown>> {
+  if (server.databaseUrl.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: server.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query('select * from webhook_subscriptions where id = $1', [id])).rows[0] as Record<string, unknown>;
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new SQLite(server.databaseUrl, { readonly: true });
+  try {
+    return db.prepare('select * from webhook_subscriptions where id = ?').get(id) as Record<string, unknown>;
+  } finally {
+    db.close();
+  }
+}
+
+describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) => {
+  let server: FlowServer;
+  let token: (scope: string) => Promise<string>;
+  const RECEIVER = 'http://127.0.0.1:9/hooks';
+
+  beforeAll(async () => {
+    server = await startFlowServer(kind, { WEBHOOK_ALLOW_HOSTS: '10.1.2.3', WEBHOOK_POLL_INTERVAL_MS: '600000' });
+    token = tokenSource(server);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const owner = () => token('school:read school:write');
+  const create = async (body: unknown) => api(server.issuer, 'POST', '/webhooks', { token: await owner(), body });
+
+  it('creating answers 201 with the secret once; reads never show it', async () => {
+    const res = await create({ url: RECEIVER, events: ['student.created', 'order.paid', 'student.created'], description: 'CRM sync' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toEqual({
+      id: expect.stringMatching(/^wh_/),
+      url: RECEIVER,
+      events: ['student.created', 'order.paid'],
+      description: 'CRM sync',
+      enabled: true,
+      disabled_reason: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+    });
+    // Standard Webhooks: the secret is base64 of 24 to 64 random bytes.
+    expect(Buffer.from(String(res.json.secret).slice('whsec_'.length), 'base64')).toHaveLength(32);
+    const id = String(res.json.id);
+    const one = await api(server.issuer, 'GET', `/webhooks/${id}`, { token: await owner() });
+    expect(one.status).toBe(200);
+    expect(one.json).toEqual({ ...res.json, secret: undefined });
+    expect(one.text).not.toContain('secret');
+    const all = await api(server.issuer, 'GET', '/webhooks', { token: await owner() });
+    expect(all.status).toBe(200);
+    expect(all.data.find((w) => w.id === id)).toEqual(one.json);
+    expect(all.text).not.toContain(String(res.json.secret).slice(6));
+  });
+
+  it('the secret sits in the database only sealed (a compact JWE), never in clear', async () => {
+    const res = await create({ url: RECEIVER, events: ['student.created'] });
+    const secret = String(res.json.secret);
+    const row = await storedRow(server, String(res.json.id));
+    const dump = JSON.stringify(row);
+    expect(dump).not.toContain(secret.slice('whsec_'.length));
+    expect(dump).not.toContain(Buffer.from(secret.slice(6), 'base64').toString('base64url'));
+    expect(String(row.sealed_secret).split('.')).toHaveLength(5);
+    // The server reads it back with its key.
+    expect(await server.deps.keys.unsealSecret(String(row.sealed_secret))).toBe(secret);
+  });
+
+  it('needs a token: 401 without one', async () => {
+    for (const [method, path] of [['GET', '/webhooks'], ['POST', '/webhooks'], ['GET', '/webhooks/wh_x'], ['PATCH', '/webhooks/wh_x'], ['DELETE', '/webhooks/wh_x'], ['GET', '/webhooks/wh_x/deliveries'], ['POST', '/webhooks/wh_x/deliveries/whd_x/redeliver']] as const) {
+      const res = await api(server.issuer, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: { enabled: true } });
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.json.error).toBe('invalid_request');
+    }
+  });
+
+  it('changes need school:write and reads school:read: 403 naming the scope', async () => {
+    const created = await create({ url: RECEIVER, events: ['student.created'] });
+    const id = String(created.json.id);
+    const noWrite = await token(allScopesBut('school:write'));
+    for (const [method, path, body] of [['POST', '/webhooks', { url: RECEIVER, events: ['student.created'] }], ['PATCH', `/webhooks/${id}`, { enabled: false }], ['DELETE', `/webhooks/${id}`, undefined], ['POST', `/webhooks/${id}/deliveries/whd_x/redeliver`, undefined]] as const) {
+      const res = await api(server.issuer, method, path, { token: noWrite, ...(body ? { body } : {}) });
+      expectError(res, 403, 'insufficient_scope');
+      expect(res.json.error_description, `${method} ${path}`).toBe('This operation needs the scope school:write');
+    }
+    const noRead = await token(allScopesBut('school:read'));
+    for (const path of ['/webhooks', `/webhooks/${id}`, `/webhooks/${id}/deliveries`]) {
+      const res = await api(server.issuer, 'GET', path, { token: noRead });
+      expectError(res, 403, 'insufficient_scope');
+      expect(res.json.error_description, path).toBe('This operation needs the scope school:read');
+    }
+  });
+
+  it('an unknown event is refused by name; at least one event is needed', async () => {
+    const unknown = await create({ url: RECEIVER, events: ['student.created', 'student.deleted'] });
+    expectError(unknown, 400, 'invalid_request');
+    expect(unknown.json.error_description).toContain('unknown event "student.deleted"');
+    expectError(await create({ url: RECEIVER, events: [] }), 400, 'invalid_request');
+    expectError(await create({ url: RECEIVER }), 400, 'invalid_request');
+    expectError(await create({ url: RECEIVER, events: ['student.created'], extra: 1 }), 400, 'invalid_request');
+  });
+
+  it('receivers: https public or http loopback; private addresses refused unless allowed; long URLs refused', async () => {
+    for (const url of ['https://10.0.0.7/hooks', 'https://192.168.1.1/hooks', 'https://[::1]/hooks', 'https://169.254.169.254/latest', 'http://93.184.215.14/hooks', 'ftp://127.0.0.1/x', 'not a url', 'https://user:pw@93.184.215.14/x']) {
+      const res = await create({ url, events: ['student.created'] });
+      expect(res.status, url).toBe(400);
+      expect(res.json.error, url).toBe('invalid_request');
+      expect(res.json.error_description, url).toMatch(/^url: /);
+    }
+    // https to a public address, http to loopback, and a private host WEBHOOK_ALLOW_HOSTS names.
+    for (const url of ['https://93.184.215.14/hooks', 'http://127.0.0.1:8080/hooks', 'http://[::1]:8080/hooks', 'https://10.1.2.3/hooks']) {
+      const res = await create({ url, events: ['student.created'] });
+      expect(res.status, `${url}: ${res.text}`).toBe(201);
+    }
+    expectError(await create({ url: `https://93.184.215.14/${'a'.repeat(2000)}`, events: ['student.created'] }), 400, 'invalid_request');
+  });
+
+  it('PATCH changes the events and the enabled flag; a private URL is refused there too', async () => {
+    const created = await create({ url: RECEIVER, events: ['student.created'] });
+    const id = String(created.json.id);
+    const off = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await owner(), body: { enabled: false, events: ['order.paid', 'order.refunded'] } });
+    expect(off.status, off.text).toBe(200);
+    expect(off.json).toMatchObject({ enabled: false, disabled_reason: 'disabled through the API', events: ['order.paid', 'order.refunded'] });
+    const on = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await owner(), body: { enabled: true } });
+    expect(on.json).toMatchObject({ enabled: true, disabled_reason: null });
+    const bad = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await owner(), body: { url: 'https://10.9.9.9/x' } });
+    expectError(bad, 400, 'invalid_request');
+    expectError(await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await owner(), body: { events: ['nope'] } }), 400, 'invalid_request');
+    expectError(await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await owner(), body: {} }), 400, 'invalid_request');
+    expectError(await api(server.issuer, 'PATCH', '/webhooks/wh_unknown', { token: await owner(), body: { enabled: true } }), 404, 'not_found');
+  });
+
+  it('DELETE removes it (204), then it is gone (404)', async () => {
+    const created = await create({ url: RECEIVER, events: ['student.created'] });
+    const id = String(created.json.id);
+    const del = await api(server.issuer, 'DELETE', `/webhooks/${id}`, { token: await owner() });
+    expect(del.status).toBe(204);
+    expectError(await api(server.issuer, 'GET', `/webhooks/${id}`, { token: await owner() }), 404, 'not_found');
+    expectError(await api(server.issuer, 'DELETE', `/webhooks/${id}`, { token: await owner() }), 404, 'not_found');
+    expectError(await api(server.issuer, 'GET', `/webhooks/${id}/deliveries`, { token: await owner() }), 404, 'not_found');
+    expectError(await api(server.issuer, 'POST', `/webhooks/${id}/deliveries/whd_x/redeliver`, { token: await owner() }), 404, 'not_found');
+  });
+
+  it('lists page with a cursor; a cursor not made here is refused', async () => {
+    const first = await api(server.issuer, 'GET', '/webhooks?limit=1', { token: await owner() });
+    expect(first.data).toHaveLength(1);
+    expect(first.json.next_cursor).toEqual(expect.any(String));
+    const second = await api(server.issuer, 'GET', `/webhooks?limit=1&cursor=${String(first.json.next_cursor)}`, { token: await owner() });
+    expect(second.data).toHaveLength(1);
+    expect(second.data[0]!.id).not.toBe(first.data[0]!.id);
+    expectError(await api(server.issuer, 'GET', '/webhooks?cursor=bogus', { token: await owner() }), 400, 'invalid_request');
+  });
+});
