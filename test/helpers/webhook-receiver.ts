@@ -17,6 +17,7 @@ export interface Received {
   /** The parsed body, when the signature verified; undefined otherwise. */
   payload?: { type: string; timestamp: string; data: Record<string, unknown> };
   verified: boolean;
+  /** 0: not answered. */
   status: number;
 }
 
@@ -26,8 +27,8 @@ export interface WebhookReceiver {
   /** The subscription's secret, to verify with; set once the subscription is made. */
   secret: string | undefined;
   received: Received[];
-  /** The status of the next answer, from what arrived (default 204). */
-  answer: (r: Omit<Received, 'status'>, n: number) => number;
+  /** The status of the next answer, from what arrived (default 204); null: never answer (the request hangs). */
+  answer: (r: Omit<Received, 'status'>, n: number) => number | null;
   /** Resolves once `count` verified requests match `filter`, or rejects after timeoutMs. */
   waitFor(count: number, filter?: (r: Received) => boolean, timeoutMs?: number): Promise<Received[]>;
   /** Stops listening (receivers "down"); listen() starts again on the same port. */
@@ -68,8 +69,8 @@ export async function startReceiver(options: { port?: number; listening?: boolea
           }
           const entry = { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, verified: payload !== undefined, ...(payload ? { payload } : {}) };
           const status = payload ? receiver.answer(entry, receiver.received.length) : 401;
-          receiver.received.push({ ...entry, status });
-          res.writeHead(status).end();
+          receiver.received.push({ ...entry, status: status ?? 0 });
+          if (status !== null) res.writeHead(status).end();
         });
       });
       await new Promise<void>((resolve, reject) => {
