@@ -44,6 +44,9 @@ const SCOPED_TOOLS: Record<string, string> = {
   complete_lesson_for_student: 'students:write',
   complete_my_lesson: 'account:write',
   uncomplete_my_lesson: 'account:write',
+  list_webhooks: 'school:read',
+  create_webhook: 'school:write',
+  delete_webhook: 'school:write',
 };
 /** The tools that change something are named for it; every other one is read-only. */
 const isWriteTool = (name: string) => /^(create|update|delete|publish|enroll|complete|uncomplete)_/.test(name);

@@ -62,6 +62,9 @@ const OTHER_TOOLS = [
   'complete_lesson_for_student',
   'complete_my_lesson',
   'uncomplete_my_lesson',
+  'list_webhooks',
+  'create_webhook',
+  'delete_webhook',
 ];
 
 /** One tool per area with the scope a call needs, stated by hand; the catalog areas' list_ and get_ need none. */

@@ -3,6 +3,7 @@ import type { ToolDef } from '../tool.ts';
 import { getSiteInfo } from './school.ts';
 import { getCourse } from './course.ts';
 import { getAnalytics } from './analytics.ts';
+import { createWebhook, deleteWebhook, listWebhooks } from './webhooks.ts';
 import { getMyAccount, listMyEnrollments, listMyLessons, listMyOrders, listMySubscriptions, updateMyAccount } from './account.ts';
 import { completeLessonForStudent, completeMyLesson, enrollStudentByEmail, getEnrollmentProgress, uncompleteMyLesson } from './enrollment.ts';
 import { RECORD_TOOLS } from './records.ts';
@@ -33,6 +34,9 @@ export const TOOLS: readonly ToolDef[] = [
   completeLessonForStudent,
   completeMyLesson,
   uncompleteMyLesson,
+  listWebhooks,
+  createWebhook,
+  deleteWebhook,
 ];
 
 /** The scopes the tools need or show more with, each once: the MCP protected-resource metadata lists exactly these. */

@@ -101,10 +101,16 @@ export class WebhookService {
     return [...new Set(events)];
   }
 
-  /** Creates a subscription; the answer holds the secret, which is never shown again. */
-  async create(input: SubscriptionInput): Promise<Record<string, unknown>> {
+  /** The checks create makes, without creating anything (a dry run): the events as they would be stored. */
+  async check(input: SubscriptionInput): Promise<string[]> {
     const events = this.checkEvents(input.events);
     await this.checkUrl(input.url);
+    return events;
+  }
+
+  /** Creates a subscription; the answer holds the secret, which is never shown again. */
+  async create(input: SubscriptionInput): Promise<Record<string, unknown>> {
+    const events = await this.check(input);
     // Standard Webhooks: a secret of 24 to 64 random bytes, base64, prefixed whsec_.
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const now = this.deps.now();
@@ -146,6 +152,11 @@ export class WebhookService {
     const updated = await this.deps.store.webhooks.update(id, { ...patch, ...(events ? { events } : {}) }, this.deps.now());
     if (!updated) throw notFound(id);
     return subscriptionView(updated);
+  }
+
+  /** Whether the subscription exists (a delete's dry run); not_found otherwise. */
+  async exists(id: string): Promise<void> {
+    await this.find(id);
   }
 
   async delete(id: string): Promise<void> {

@@ -1,0 +1,92 @@
+import { WEBHOOK_EVENT_TYPES } from '../../platform/webhooks/events.ts';
+import { WebhookService } from '../../platform/webhooks/subscriptions.ts';
+import { bulletList } from '../format.ts';
+import { defineTool, type Zod } from '../tool.ts';
+
+/** A subscription as the API shows it; `secret` only in create_webhook's answer. */
+const webhookShape = (z: Zod) => ({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable().describe('Why it was disabled'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** The same service as /api/v1/webhooks: one set of checks for both faces. */
+const service = (ctx: { deps: ConstructorParameters<typeof WebhookService>[0] }) => new WebhookService(ctx.deps);
+
+export const listWebhooks = defineTool({
+  name: 'list_webhooks',
+  title: 'List webhooks',
+  description: 'The school\'s webhook subscriptions: receiver URL, events, whether enabled and why not. Never shows secrets.',
+  scopes: ['school:read'],
+  readOnly: true,
+  input: (z) => ({
+    limit: z.number().int().min(1).max(50).default(10).describe('How many results (1-50)'),
+    cursor: z.string().max(500).optional().describe('next_cursor from a previous call'),
+  }),
+  output: (z) => ({ webhooks: z.array(z.object(webhookShape(z))), next_cursor: z.string().optional() }),
+  async run(ctx, args) {
+    const page = await service(ctx).list(args.limit, args.cursor);
+    return {
+      structured: { webhooks: page.data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) },
+      text: bulletList(page.data, (w) => `${w.id}: ${w.url} (${(w.events as string[]).join(', ')})${w.enabled ? '' : ` disabled: ${w.disabled_reason}`}`, page.next_cursor),
+    };
+  },
+});
+
+export const createWebhook = defineTool({
+  name: 'create_webhook',
+  title: 'Create a webhook',
+  description: `Subscribes a receiver URL (https at a public address, or http on loopback) to events: ${WEBHOOK_EVENT_TYPES.join(', ')}. The result holds the signing secret, shown this once: hand it to the receiver to verify webhook-signature (Standard Webhooks).`,
+  scopes: ['school:write'],
+  readOnly: false,
+  input: (z) => ({
+    url: z.string().min(1).max(2000).describe('The receiver\'s URL'),
+    events: z.array(z.string().max(100)).min(1).max(50).describe(`Events to receive: ${WEBHOOK_EVENT_TYPES.join(', ')}`),
+    description: z.string().max(500).optional().describe('What the receiver is'),
+    dry_run: z.boolean().default(false).describe('true: check the URL and events, creating nothing'),
+  }),
+  output: (z) => ({
+    dry_run: z.boolean(),
+    webhook: z.object({ ...webhookShape(z), id: z.string().optional(), created_at: z.string().optional(), updated_at: z.string().optional(), secret: z.string().optional().describe('The signing secret, shown only now (not in a dry run)') }),
+  }),
+  async run(ctx, args) {
+    const input = { url: args.url, events: args.events, ...(args.description !== undefined ? { description: args.description } : {}) };
+    if (args.dry_run) {
+      const events = await service(ctx).check(input);
+      return {
+        structured: { dry_run: true, webhook: { url: args.url, events, description: args.description ?? null, enabled: true, disabled_reason: null } },
+        text: `Would create a webhook to ${args.url} for ${events.join(', ')}; the URL and events pass the checks.`,
+      };
+    }
+    const created = await service(ctx).create(input);
+    return {
+      structured: { dry_run: false, webhook: created },
+      text: `Created webhook ${String(created.id)} to ${String(created.url)} for ${args.events.join(', ')}.\nSigning secret (shown only now): ${String(created.secret)}`,
+    };
+  },
+});
+
+export const deleteWebhook = defineTool({
+  name: 'delete_webhook',
+  title: 'Delete a webhook',
+  description: 'Deletes a webhook subscription with its delivery log; nothing more is sent to it.',
+  scopes: ['school:write'],
+  readOnly: false,
+  destructive: true,
+  idempotent: true,
+  input: (z) => ({
+    id: z.string().min(1).max(100).describe('The webhook id (wh_…)'),
+    dry_run: z.boolean().default(false).describe('true: check it exists, deleting nothing'),
+  }),
+  output: (z) => ({ dry_run: z.boolean(), deleted: z.string().describe('The id of the webhook deleted (or that would be)') }),
+  async run(ctx, args) {
+    if (args.dry_run) await service(ctx).exists(args.id);
+    else await service(ctx).delete(args.id);
+    return { structured: { dry_run: args.dry_run, deleted: args.id }, text: `${args.dry_run ? 'Would delete' : 'Deleted'} webhook ${args.id}.` };
+  },
+});
