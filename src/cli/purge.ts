@@ -14,14 +14,17 @@ export interface PurgeCounts {
   clients: number;
   /** Idempotency-Key answers older than IDEMPOTENCY_KEY_RETENTION_SECONDS. */
   idempotencyKeys: number;
+  /** Finished webhook deliveries older than WEBHOOK_LOG_DAYS. */
+  webhookDeliveries: number;
 }
 
 /**
  * One run of the background purge at `now`: what expired or was revoked
  * over a day ago, forgotten password-failure counts, Idempotency-Key answers past their retention, then clients registered longer than UNUSED_CLIENT_TTL_SECONDS
- * ago that never obtained a token (their codes went first, with the expired ones).
+ * ago that never obtained a token (their codes went first, with the expired ones), and the webhook
+ * delivery log past WEBHOOK_LOG_DAYS.
  */
-export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl'>, now: number): Promise<PurgeCounts> {
+export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl' | 'webhooks'>, now: number): Promise<PurgeCounts> {
   const before = now - EXPIRED_KEPT_MS;
   const codes = await store.codes.purgeExpired(before);
   const tokens = await store.tokens.purgeExpired(before);
@@ -31,5 +34,6 @@ export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClient
   const clients = await store.clients.purgeNeverUsed(now - config.unusedClientTtl * 1000);
   // Each row carries its own end of retention (IDEMPOTENCY_KEY_RETENTION_SECONDS from its request).
   const idempotencyKeys = await store.idempotencyKeys.purgeExpired(now);
-  return { codes, tokens, sessions, passwordFailures, clients, idempotencyKeys };
+  const webhookDeliveries = await store.webhooks.purgeFinished(now - config.webhooks.logDays * 86_400_000);
+  return { codes, tokens, sessions, passwordFailures, clients, idempotencyKeys, webhookDeliveries };
 }

@@ -81,6 +81,7 @@ export const SETTINGS = [
   { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', parse: int({ min: 100, max: 60_000 }), description: 'How long a webhook receiver has to answer, connection to last byte, in ms; an answer other than 2xx within it is a failed attempt.' },
   { name: 'WEBHOOK_DISABLE_AFTER_FAILURES', default: '5', parse: int({ min: 1, max: 1000 }), description: 'A webhook subscription is disabled (enabled false, with the reason) once this many of its deliveries in a row have failed every attempt; PATCH enabled=true turns it back on.' },
   { name: 'WEBHOOK_POLL_INTERVAL_MS', default: '1000', parse: int({ min: 10, max: 600_000 }), description: 'How often each instance looks for webhook deliveries that are due, in ms (an idle look is one read).' },
+  { name: 'WEBHOOK_LOG_DAYS', default: '30', parse: int({ min: 1, max: 3650 }), description: 'How long finished webhook deliveries (succeeded or failed) stay in the delivery log before the background purge deletes them, with their events, in days.' },
   { name: 'WEBHOOK_ALLOW_HOSTS', default: unset('(none: only receivers at public addresses, or plain http on loopback)'), parse: hostNames, description: 'Host names or IP addresses that webhook receivers may use although they resolve to private addresses (an internal service). Others must resolve to public addresses only; plain http goes only to loopback.' },
 ] as const satisfies readonly Setting[];
 

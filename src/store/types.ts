@@ -448,6 +448,8 @@ export interface WebhookStore {
    * subscription, which is disabled (with a reason) at `disableAfter` in a row.
    */
   finish(claim: ClaimedDelivery, outcome: AttemptOutcome, disableAfter: number): Promise<void>;
+  /** Deletes finished (succeeded or failed) deliveries made before `before`, then events no delivery refers to any more; returns the deliveries deleted. */
+  purgeFinished(before: number): Promise<number>;
 }
 
 export interface SettingsStore {

@@ -138,6 +138,7 @@ const EXAMPLES: Record<string, Example> = {
   WEBHOOK_TIMEOUT_MS: { valid: '2500', read: (c) => c.webhooks.timeoutMs, expected: 2500, invalid: ['99', '60001', '1.5'] },
   WEBHOOK_DISABLE_AFTER_FAILURES: { valid: '3', read: (c) => c.webhooks.disableAfter, expected: 3, invalid: ['0', '1001', 'x'] },
   WEBHOOK_POLL_INTERVAL_MS: { valid: '250', read: (c) => c.webhooks.pollIntervalMs, expected: 250, invalid: ['9', '600001'] },
+  WEBHOOK_LOG_DAYS: { valid: '7', read: (c) => c.webhooks.logDays, expected: 7, invalid: ['0', '3651'] },
   WEBHOOK_ALLOW_HOSTS: { valid: 'hooks.internal, 10.0.0.5,[fd00::1]', read: (c) => c.webhooks.allowHosts, expected: ['hooks.internal', '10.0.0.5', 'fd00::1'], invalid: ['a b', 'http://x', 'x/y', 'Hooks.Internal', 'x:80'] },
 };
 
@@ -206,6 +207,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   WEBHOOK_TIMEOUT_MS: [100, 60_000],
   WEBHOOK_DISABLE_AFTER_FAILURES: [1, 1000],
   WEBHOOK_POLL_INTERVAL_MS: [10, 600_000],
+  WEBHOOK_LOG_DAYS: [1, 3650],
 };
 
 describe('whole-number settings', () => {

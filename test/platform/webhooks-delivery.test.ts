@@ -9,6 +9,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AREAS } from '../../src/platform/areas.ts';
+import { purgeOnce } from '../../src/cli/purge.ts';
 import { RecordService } from '../../src/platform/records.ts';
 import { retryAt } from '../../src/platform/webhooks/delivery-worker.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
@@ -199,5 +200,21 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     await api(server.issuer, 'POST', '/students', { token: await owner(), body: { name: 'Down', email: `${marker()}@example.test` } });
     const [d] = await until(() => deliveries(id), (l) => l[0]?.status === 'failed');
     expect(d).toMatchObject({ attempts: 3, last_status_code: null, last_error: expect.stringMatching(/^network: /) });
+  });
+
+  it('the purge deletes finished deliveries past WEBHOOK_LOG_DAYS, never pending ones', async () => {
+    const { id } = await subscribe(['student.created']);
+    receiver.answer = (r) => (r.payload?.data.name === 'Hold' ? null : 204);
+    const t = await owner();
+    await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'Done', email: `${marker()}@example.test` } });
+    await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'Hold', email: `${marker()}@example.test` } });
+    await receiver.waitFor(2);
+    const now = server.deps.now();
+    // WEBHOOK_LOG_DAYS is 30 here: nothing is that old. (Moving the clock a month would purge the test's tokens too.)
+    expect((await purgeOnce(server.deps.store, server.deps.config, now + 1000)).webhookDeliveries).toBe(0);
+    const keptOneDay = { ...server.deps.config, webhooks: { ...server.deps.config.webhooks, logDays: 1 } };
+    expect((await purgeOnce(server.deps.store, keptOneDay, now + 86_400_000 + 1000)).webhookDeliveries).toBe(1);
+    const left = await deliveries(id);
+    expect(left.map((d) => [d.status, d.event_id])).toEqual([['pending', receiver.received.find((r) => r.payload?.data.name === 'Hold')!.id]]);
   });
 });

@@ -91,7 +91,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     signingKeys: kyselySigningKeyStore(db),
     records: kyselyRecordStore(db, database.kind),
     progress: kyselyProgressStore(db),
-    webhooks: kyselyWebhookStore(db, database.kind),
+    webhooks: kyselyWebhookStore(db, database.kind, maintenance),
     settings: kyselySettingsStore(db),
     files: kyselyFileStore(db, database.kind),
     idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),

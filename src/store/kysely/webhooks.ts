@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryStatus, WebhookDelivery, WebhookStore, WebhookSubscription } from '../types.ts';
+import { inBatches } from './purge.ts';
 import type { Database, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './schema.ts';
 
 const num = (v: unknown) => Number(v);
@@ -44,7 +45,7 @@ function pageOf<T extends { id: string; createdAt: number }>(rows: T[], limit: n
   return { rows: page, ...(rows.length > limit && last ? { next: [last.createdAt, last.id] as [number, string] } : {}) };
 }
 
-export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres'): WebhookStore {
+export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): WebhookStore {
   const deliveries = () => db.selectFrom('webhook_deliveries').innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id').selectAll('webhook_deliveries').select('webhook_events.type');
 
   /** Pending, due, unleased, to an enabled subscription: what a worker may take. */
@@ -185,6 +186,28 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
           subscription: { id: r.subscription_id, url: r.url, sealedSecret: r.sealed_secret },
         }),
       );
+    },
+    async purgeFinished(before) {
+      const deliveries = await inBatches(async (limit) => {
+        const r = await maintenance
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', maintenance.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'pending').where('created_at', '<', before).limit(limit))
+          .executeTakeFirst();
+        return Number(r.numDeletedRows);
+      });
+      await inBatches(async (limit) => {
+        const r = await maintenance
+          .deleteFrom('webhook_events')
+          .where('id', 'in', maintenance
+            .selectFrom('webhook_events')
+            .select('id')
+            .where('created_at', '<', before)
+            .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
+            .limit(limit))
+          .executeTakeFirst();
+        return Number(r.numDeletedRows);
+      });
+      return deliveries;
     },
     async finish(claim, outcome: AttemptOutcome, disableAfter) {
       const last = { last_attempt_at: outcome.at, last_status_code: outcome.statusCode, last_duration_ms: outcome.durationMs, lease_until: null, updated_at: outcome.at };

@@ -56,6 +56,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').column('next_attempt_at').where(sql.ref('status'), '=', 'pending').execute();
   await db.schema.createIndex('webhook_deliveries_log').on('webhook_deliveries').columns(['subscription_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').column('event_id').execute();
+  // What the background purge looks for: finished deliveries, and events, by age.
+  await db.schema.createIndex('webhook_deliveries_finished').on('webhook_deliveries').column('created_at').where(sql.ref('status'), '<>', 'pending').execute();
+  await db.schema.createIndex('webhook_events_created_at').on('webhook_events').column('created_at').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
