@@ -14,6 +14,7 @@ import { errorTable } from './auth-md-errors.ts';
 import { limitsSection } from './auth-md-limits.ts';
 import { idempotencySection } from './auth-md-idempotency.ts';
 import { walkthrough, WALKTHROUGH } from './auth-md-walkthrough.ts';
+import { webhooksSection } from './auth-md-webhooks.ts';
 import { bullets, code, duration, fence, table } from './markdown.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from './metadata.ts';
@@ -232,6 +233,8 @@ export function authMarkdown(config: Config, methodsOf: MethodsOf): string {
     userinfoSection(),
     '## Introspection',
     introspectionSection(),
+    '## Webhooks',
+    webhooksSection(config),
     '## Errors',
     'Error bodies follow RFC 6749 §5.2: `{"error": "<code>", "error_description": "<text>"}` (`application/json`), with `Cache-Control: no-store`. Authorization errors after the client and redirect URI are trusted are sent to the redirect URI as `error`, `error_description`, `state` and `iss` query parameters.',
     errorTable(config),
