@@ -217,4 +217,15 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     const left = await deliveries(id);
     expect(left.map((d) => [d.status, d.event_id])).toEqual([['pending', receiver.received.find((r) => r.payload?.data.name === 'Hold')!.id]]);
   });
+
+  it('the address is checked again at delivery: a receiver that is not public by then is a failed attempt', async () => {
+    // Written straight to the store, as if the name had resolved to a public address at creation.
+    const id = `wh_${marker()}`;
+    const now = server.deps.now();
+    await server.deps.store.webhooks.create({ id, url: 'https://10.0.0.1/hooks', events: ['student.created'], description: null, sealedSecret: await server.deps.keys.sealSecret('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), enabled: true, disabledReason: null, failedDeliveries: 0, createdAt: now, updatedAt: now });
+    subscriptions.push(id);
+    await api(server.issuer, 'POST', '/students', { token: await owner(), body: { name: 'Private', email: `${marker()}@example.test` } });
+    const [d] = await until(() => deliveries(id), (l) => l[0]?.status === 'failed');
+    expect(d).toMatchObject({ attempts: 3, last_status_code: null, last_error: 'forbidden_address: 10.0.0.1 resolves to an address that is not public' });
+  });
 });
