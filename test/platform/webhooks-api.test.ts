@@ -169,4 +169,41 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     expect(second.data[0]!.id).not.toBe(first.data[0]!.id);
     expectError(await api(server.issuer, 'GET', '/webhooks?cursor=bogus', { token: await owner() }), 400, 'invalid_request');
   });
+
+  it('the delivery log pages newest first with a cursor', async () => {
+    const created = await create({ url: RECEIVER, events: ['student.created'] });
+    const id = String(created.json.id);
+    const t = await token('students:write');
+    const made: string[] = [];
+    for (const name of ['L1', 'L2', 'L3']) {
+      const s = await api(server.issuer, 'POST', '/students', { token: t, body: { name, email: `${name}-${Date.now()}@example.test` } });
+      made.push(String(s.json.id));
+      // Distinct creation times, so newest-first is one order.
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const first = await api(server.issuer, 'GET', `/webhooks/${id}/deliveries?limit=2`, { token: await owner() });
+    expect(first.status, first.text).toBe(200);
+    expect(first.data.map((d) => [d.status, d.attempts, d.event_type])).toEqual([['pending', 0, 'student.created'], ['pending', 0, 'student.created']]);
+    const second = await api(server.issuer, 'GET', `/webhooks/${id}/deliveries?limit=2&cursor=${String(first.json.next_cursor)}`, { token: await owner() });
+    expect(second.data).toHaveLength(1);
+    expect(second.json.next_cursor).toBeUndefined();
+    const times = [...first.data, ...second.data].map((d) => Date.parse(String(d.created_at)));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it('/openapi.json describes every operation with its scope', async () => {
+    const doc = (await (await fetch(`${server.issuer}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; security: Record<string, string[]>[] }>> };
+    const ops = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/api/v1/webhooks'))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => [method.toUpperCase(), path, op.operationId, op.security.flatMap((s) => Object.values(s).flat()).join(' ')]));
+    expect(ops.sort()).toEqual([
+      ['DELETE', '/api/v1/webhooks/{id}', 'deleteWebhook', 'school:write'],
+      ['GET', '/api/v1/webhooks', 'listWebhooks', 'school:read'],
+      ['GET', '/api/v1/webhooks/{id}', 'getWebhook', 'school:read'],
+      ['GET', '/api/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries', 'school:read'],
+      ['PATCH', '/api/v1/webhooks/{id}', 'updateWebhook', 'school:write'],
+      ['POST', '/api/v1/webhooks', 'createWebhook', 'school:write'],
+      ['POST', '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver', 'redeliverWebhook', 'school:write'],
+    ].sort());
+  });
 });
