@@ -158,7 +158,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     schema: {
       tags,
       summary: 'Send a delivery again',
-      description: 'A new delivery of the same event (same webhook-id), due now, with retries of its own; answers 202 with it.',
+      description: 'A new delivery of the same event (same webhook-id), due now (for a disabled subscription, once it is enabled again), with retries of its own; answers 202 with it.',
       params: deliveryParams,
       response: { 202: DELIVERY, ...errors([401, 403, 404]) },
     },
