@@ -7,6 +7,7 @@ import { CurriculumService } from './curriculum.ts';
 import { PlatformError } from './errors.ts';
 import { rowToRecord } from './fields.ts';
 import type { RecordService } from './records.ts';
+import { eventsOnCompletion } from './webhooks/events.ts';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
@@ -61,7 +62,8 @@ export class ProgressService {
   async complete(enrollmentId: string, lessonId: string): Promise<CompletionResult> {
     const enrollment = await this.records.getRow(AREAS.enrollments, 'full', enrollmentId);
     const lesson = await this.lessonOf(enrollment, lessonId);
-    return this.result(lessonId, await this.deps.store.progress.complete(enrollmentId, lessonId, String(lesson.course_id), this.deps.now()), enrollmentId);
+    const now = this.deps.now();
+    return this.result(lessonId, await this.deps.store.progress.complete(enrollmentId, lessonId, String(lesson.course_id), now, eventsOnCompletion(now)), enrollmentId);
   }
 
   /** Undoes a completion; a lesson that is not completed is not an error. */

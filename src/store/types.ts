@@ -322,6 +322,9 @@ export interface RecordStore {
   clear(tables: string[]): Promise<void>;
 }
 
+/** The webhook events of a progress change, given the change and the enrollment row before it. */
+export type ProgressEvents = (change: ProgressChange, before: Row) => OutboxEvent[];
+
 /** A completion as the progress store reads it back. */
 export interface LessonCompletion {
   enrollmentId: string;
@@ -356,8 +359,10 @@ export interface ProgressStore {
    * exist over the course's lessons, rounded down; 100 and `completed_at` only when every lesson is
    * completed (the first time: `completed_at` is kept while it stays so). Undefined for an unknown enrollment.
    * Racing calls for one enrollment are serialised on its row, so the last one counts every completion.
+   * `events` (given the change and the enrollment row before it) are written to the webhook outbox in
+   * the same transaction.
    */
-  complete(enrollmentId: string, lessonId: string, courseId: string, now: number): Promise<ProgressChange | undefined>;
+  complete(enrollmentId: string, lessonId: string, courseId: string, now: number, events?: ProgressEvents): Promise<ProgressChange | undefined>;
   /** Contract: as complete, removing the completion; `completed_at` is cleared when a lesson is left undone. */
   uncomplete(enrollmentId: string, lessonId: string, now: number): Promise<ProgressChange | undefined>;
   /** The enrollment's completions of lessons that still exist, oldest first. */

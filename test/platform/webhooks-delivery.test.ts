@@ -128,6 +128,40 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     expect(byType['form_submission.created']).toEqual(submission);
   });
 
+  it('lesson.completed fires once per lesson completed, and enrollment.completed with the last one, in the completion\'s transaction', async () => {
+    await subscribe(['lesson.completed', 'enrollment.completed']);
+    const t = await token('school:read school:write students:write courses:write curriculum:write students:read');
+    const student = await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'Lin', email: `${marker()}@example.test` } });
+    const course = await api(server.issuer, 'POST', '/courses', { token: t, body: { title: `Course ${marker()}`, status: 'published' } });
+    const section = await api(server.issuer, 'POST', '/curriculum/sections', { token: t, body: { course_id: course.json.id, title: 'One' } });
+    const lessons = [];
+    for (const title of ['First', 'Second']) {
+      const lesson = await api(server.issuer, 'POST', '/curriculum/lessons', { token: t, body: { section_id: section.json.id, title } });
+      expect(lesson.status, lesson.text).toBe(201);
+      lessons.push(String(lesson.json.id));
+    }
+    const enrollment = await api(server.issuer, 'POST', '/enrollments', { token: t, body: { student_id: student.json.id, course_id: course.json.id } });
+    const enrollmentId = String(enrollment.json.id);
+    const complete = (lessonId: string) => api(server.issuer, 'PUT', `/enrollments/${enrollmentId}/lessons/${lessonId}/completion`, { token: t });
+
+    expect((await complete(lessons[0]!)).status).toBe(200);
+    // Marking it again changes nothing and fires nothing.
+    expect((await complete(lessons[0]!)).status).toBe(200);
+    const [first] = await receiver.waitFor(1, ofType('lesson.completed'));
+    expect(first!.payload!.data).toEqual({ enrollment_id: enrollmentId, lesson_id: lessons[0], course_id: course.json.id, student_id: student.json.id, completed_at: expect.stringMatching(/Z$/), progress_percent: 50 });
+
+    expect((await complete(lessons[1]!)).status).toBe(200);
+    const [done] = await receiver.waitFor(1, ofType('enrollment.completed'));
+    const now = await api(server.issuer, 'GET', `/enrollments/${enrollmentId}`, { token: t });
+    expect(done!.payload!.data).toEqual(now.json);
+    expect(now.json).toMatchObject({ progress_percent: 100, completed_at: expect.stringMatching(/Z$/) });
+    await new Promise((r) => setTimeout(r, 300));
+    // Deliveries go out in parallel: their order is not promised, their number is.
+    const seen = receiver.received.map((r) => `${String(r.payload!.type)} ${(r.payload!.data as { lesson_id?: string }).lesson_id ?? ''}`).sort();
+    expect(seen).toEqual(['enrollment.completed ', `lesson.completed ${lessons[0]}`, `lesson.completed ${lessons[1]}`]);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+  });
+
   it('a change that is rolled back fires nothing; a subscription made later gets nothing earlier', async () => {
     const t = await owner();
     const email = `${marker()}@example.test`;

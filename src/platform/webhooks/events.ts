@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { OutboxEvent, Row } from '../../store/types.ts';
-import type { AreaDef } from '../areas.ts';
+import type { OutboxEvent, ProgressEvents, Row } from '../../store/types.ts';
+import { AREAS, type AreaDef } from '../areas.ts';
 import { rowToRecord } from '../fields.ts';
 
 /**
@@ -62,4 +62,27 @@ export function eventsOnUpdate(area: AreaDef, now: number): ((before: Row, after
   if (!became) return undefined;
   return (before, after) =>
     became.filter(([col, value]) => before[col] !== value && after[col] === value).map(([, , type]) => webhookEvent(type, rowToRecord(area.fields, after), now));
+}
+
+/**
+ * The events of a lesson completion: `lesson.completed` when the lesson was
+ * not completed before, and `enrollment.completed` when it was the course's
+ * last (the enrollment's completed_at went from empty to set). Marking a
+ * completed lesson again changes nothing and fires nothing.
+ */
+export function eventsOnCompletion(now: number): ProgressEvents {
+  return (change, before) => {
+    if (!change.changed || !change.completion) return [];
+    const enrollment = rowToRecord(AREAS.enrollments.fields, change.enrollment);
+    const lesson = {
+      enrollment_id: change.completion.enrollmentId,
+      lesson_id: change.completion.lessonId,
+      course_id: change.completion.courseId,
+      student_id: enrollment.student_id,
+      completed_at: new Date(change.completion.completedAt).toISOString(),
+      progress_percent: enrollment.progress_percent,
+    };
+    const finished = (before.completed_at === null || before.completed_at === undefined) && change.enrollment.completed_at !== null && change.enrollment.completed_at !== undefined;
+    return [webhookEvent('lesson.completed', lesson, now), ...(finished ? [webhookEvent('enrollment.completed', enrollment, now)] : [])];
+  };
 }

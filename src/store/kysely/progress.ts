@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isCourseComplete, progressPercent } from '../progress-rule.ts';
 import type { LessonCompletion, ProgressChange, ProgressStore, Row } from '../types.ts';
+import { appendEvents } from './outbox.ts';
 
 /* The platform tables are not in the typed schema (records.ts reads them the same way). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -62,7 +63,7 @@ async function recompute(trx: AnyTrx, enrollment: Row, now: number, changed: boo
 
 export function kyselyProgressStore(db: AnyDb): ProgressStore {
   return {
-    async complete(enrollmentId, lessonId, courseId, now) {
+    async complete(enrollmentId, lessonId, courseId, now, events) {
       return db.transaction().execute(async (trx) => {
         const enrollment = await lockEnrollment(trx, enrollmentId);
         if (!enrollment) return undefined;
@@ -73,7 +74,9 @@ export function kyselyProgressStore(db: AnyDb): ProgressStore {
           .executeTakeFirst();
         const changed = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
         const completion = (await trx.selectFrom('lesson_completions').selectAll().where('enrollment_id', '=', enrollmentId).where('lesson_id', '=', lessonId).executeTakeFirst()) as Row;
-        return { ...(await recompute(trx, enrollment, now, changed)), completion: toCompletion(completion), changed };
+        const change: ProgressChange = { ...(await recompute(trx, enrollment, now, changed)), completion: toCompletion(completion), changed };
+        if (events) await appendEvents(trx, events(change, enrollment));
+        return change;
       });
     },
     async uncomplete(enrollmentId, lessonId, now) {
