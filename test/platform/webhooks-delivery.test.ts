@@ -158,7 +158,7 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     await new Promise((r) => setTimeout(r, 300));
     // Deliveries go out in parallel: their order is not promised, their number is.
     const seen = receiver.received.map((r) => `${String(r.payload!.type)} ${(r.payload!.data as { lesson_id?: string }).lesson_id ?? ''}`).sort();
-    expect(seen).toEqual(['enrollment.completed ', `lesson.completed ${lessons[0]}`, `lesson.completed ${lessons[1]}`]);
+    expect(seen).toEqual(['enrollment.completed ', `lesson.completed ${lessons[0]}`, `lesson.completed ${lessons[1]}`].sort());
     expect(receiver.received.every((r) => r.verified)).toBe(true);
   });
 
