@@ -22,6 +22,13 @@ describe('record service edges', () => {
     }
   });
 
+  it('refuses an enum filter outside its values before the list runs, for a token and for anyone', async () => {
+    const refused = { error: 'invalid_request', error_description: 'Invalid request: querystring/status must be equal to one of the allowed values.' };
+    for (const res of [await ctx.owner('GET', '/courses?status=bogus'), await api(ctx.server.issuer, 'GET', '/courses?status=bogus')]) {
+      expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: refused });
+    }
+  });
+
   it('names the referenced record in plain words when it does not exist', async () => {
     const student = await ctx.maker.make('students');
     const res = await ctx.owner('POST', '/subscriptions', { student_id: student.id, plan_id: 'pln_none' });

@@ -202,9 +202,12 @@ describe.each(STORE_KINDS)('records API (%s)', (kind) => {
       const slug = `rust-${marker()}`;
       const first = await ctx.owner('POST', '/courses', { title: 'Rust', slug });
       expect(first.json.slug).toBe(slug);
-      expectError(await ctx.owner('POST', '/courses', { title: 'Rust again', slug }), 409, 'conflict');
+      const taken = { error: 'conflict', error_description: 'Another course already has this slug' };
+      const again = await ctx.owner('POST', '/courses', { title: 'Rust again', slug });
+      expect({ status: again.status, body: again.json }).toEqual({ status: 409, body: taken });
       const other = await ctx.maker.make('courses');
-      expectError(await ctx.owner('PATCH', `/courses/${String(other.id)}`, { slug }), 409, 'conflict');
+      const patched = await ctx.owner('PATCH', `/courses/${String(other.id)}`, { slug });
+      expect({ status: patched.status, body: patched.json }).toEqual({ status: 409, body: taken });
       expect((await ctx.owner('GET', `/courses/${String(other.id)}`)).json).toEqual(other);
 
       const m = marker();
@@ -214,6 +217,16 @@ describe.each(STORE_KINDS)('records API (%s)', (kind) => {
       expect([a.status, b.status]).toEqual([201, 201]);
       expect(a.json.slug).toBe(`same-title-${m}`);
       expect(b.json.slug).not.toBe(a.json.slug);
+    });
+
+    it('a slug made from a title drops the dashes at its ends, and a title without letters or digits gets "item"', async () => {
+      const m = marker();
+      const dashed = await ctx.owner('POST', '/courses', { title: `--${m} Dashes!--` });
+      expect({ status: dashed.status, slug: dashed.json.slug }).toEqual({ status: 201, slug: `${m}-dashes` });
+      const symbols = await ctx.owner('POST', '/courses', { title: '¡¿ -- ?!' });
+      expect(symbols.status).toBe(201);
+      // Another test's course may hold "item" already; then a suffix is added.
+      expect(symbols.json.slug).toMatch(/^item(-[0-9a-f]{6})?$/);
     });
 
     it('enrolling the same student in the same course twice is refused 409', async () => {
