@@ -157,40 +157,43 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
   });
 
   describe('error redirects carry error, error_description, state and iss', () => {
-    const REDIRECTED: { why: string; over: () => AuthorizeParams; error: string }[] = [
-      { why: 'response_type is missing', over: () => ({ response_type: undefined }), error: 'invalid_request' },
-      { why: 'response_type=token (implicit) is not supported', over: () => ({ response_type: 'token' }), error: 'unsupported_response_type' },
-      { why: 'response_type "code id_token" is not supported', over: () => ({ response_type: 'code id_token' }), error: 'unsupported_response_type' },
-      { why: 'code_challenge is missing (PKCE is required)', over: () => ({ code_challenge: undefined }), error: 'invalid_request' },
-      { why: 'code_challenge_method=plain is refused (S256 only)', over: () => ({ code_challenge_method: 'plain' }), error: 'invalid_request' },
-      { why: 'code_challenge_method is missing (S256 must be stated)', over: () => ({ code_challenge_method: undefined }), error: 'invalid_request' },
-      { why: 'code_challenge is too short to be an S256 value', over: () => ({ code_challenge: 'abc' }), error: 'invalid_request' },
-      { why: 'code_challenge has 44 characters, one more than an S256 value', over: () => ({ code_challenge: 'A'.repeat(44) }), error: 'invalid_request' },
-      { why: 'code_challenge starts with a character outside base64url', over: () => ({ code_challenge: `.${'A'.repeat(42)}` }), error: 'invalid_request' },
+    const CHALLENGE_SHAPE = 'code_challenge must be 43 base64url characters';
+    const OTHER_RESOURCE = () => `unknown resource; use ${server.issuer} or ${server.issuer}/mcp`;
+    const REDIRECTED: { why: string; over: () => AuthorizeParams; error: string; description: string | (() => string) }[] = [
+      { why: 'response_type is missing', over: () => ({ response_type: undefined }), error: 'invalid_request', description: 'response_type is required' },
+      { why: 'response_type=token (implicit) is not supported', over: () => ({ response_type: 'token' }), error: 'unsupported_response_type', description: 'Only response_type=code is supported' },
+      { why: 'response_type "code id_token" is not supported', over: () => ({ response_type: 'code id_token' }), error: 'unsupported_response_type', description: 'Only response_type=code is supported' },
+      { why: 'code_challenge is missing (PKCE is required)', over: () => ({ code_challenge: undefined }), error: 'invalid_request', description: 'code_challenge is required (PKCE with S256)' },
+      { why: 'code_challenge_method=plain is refused (S256 only)', over: () => ({ code_challenge_method: 'plain' }), error: 'invalid_request', description: 'code_challenge_method must be S256' },
+      { why: 'code_challenge_method is missing (S256 must be stated)', over: () => ({ code_challenge_method: undefined }), error: 'invalid_request', description: 'code_challenge_method must be S256' },
+      { why: 'code_challenge is too short to be an S256 value', over: () => ({ code_challenge: 'abc' }), error: 'invalid_request', description: CHALLENGE_SHAPE },
+      { why: 'code_challenge has 44 characters, one more than an S256 value', over: () => ({ code_challenge: 'A'.repeat(44) }), error: 'invalid_request', description: CHALLENGE_SHAPE },
+      { why: 'code_challenge starts with a character outside base64url', over: () => ({ code_challenge: `.${'A'.repeat(42)}` }), error: 'invalid_request', description: CHALLENGE_SHAPE },
       {
         why: 'code_challenge uses base64 (not base64url) characters',
         over: () => ({ code_challenge: `${'A'.repeat(41)}+/` }),
         error: 'invalid_request',
+        description: CHALLENGE_SHAPE,
       },
-      { why: 'scope names an unknown scope', over: () => ({ scope: 'courses:read admin' }), error: 'invalid_scope' },
-      { why: 'scope holds only unknown names', over: () => ({ scope: 'superpowers' }), error: 'invalid_scope' },
-      { why: 'resource is not an absolute URI', over: () => ({ resource: 'mcp' }), error: 'invalid_target' },
-      { why: 'resource has a fragment', over: () => ({ resource: `${server.issuer}/mcp#frag` }), error: 'invalid_target' },
-      { why: 'resource names another server', over: () => ({ resource: 'https://api.example.com/' }), error: 'invalid_target' },
-      { why: 'resource names a path this server does not protect', over: () => ({ resource: `${server.issuer}/elsewhere` }), error: 'invalid_target' },
-      { why: 'prompt=none cannot sign anyone in', over: () => ({ prompt: 'none' }), error: 'login_required' },
-      { why: 'prompt has an unknown value', over: () => ({ prompt: 'select_account' }), error: 'invalid_request' },
-      { why: 'max_age is not a number', over: () => ({ max_age: 'soon' }), error: 'invalid_request' },
+      { why: 'scope names an unknown scope', over: () => ({ scope: 'courses:read admin' }), error: 'invalid_scope', description: 'Unknown scope: admin' },
+      { why: 'scope holds only unknown names', over: () => ({ scope: 'superpowers' }), error: 'invalid_scope', description: 'Unknown scope: superpowers' },
+      { why: 'resource is not an absolute URI', over: () => ({ resource: 'mcp' }), error: 'invalid_target', description: 'resource must be an absolute URI' },
+      { why: 'resource has a fragment', over: () => ({ resource: `${server.issuer}/mcp#frag` }), error: 'invalid_target', description: 'resource must not contain a fragment' },
+      { why: 'resource names another server', over: () => ({ resource: 'https://api.example.com/' }), error: 'invalid_target', description: OTHER_RESOURCE },
+      { why: 'resource names a path this server does not protect', over: () => ({ resource: `${server.issuer}/elsewhere` }), error: 'invalid_target', description: OTHER_RESOURCE },
+      { why: 'prompt=none cannot sign anyone in', over: () => ({ prompt: 'none' }), error: 'login_required', description: 'The user must sign in, which prompt=none forbids.' },
+      { why: 'prompt has an unknown value', over: () => ({ prompt: 'select_account' }), error: 'invalid_request', description: 'prompt must be none, login or consent' },
+      { why: 'max_age is not a number', over: () => ({ max_age: 'soon' }), error: 'invalid_request', description: 'max_age must be a non-negative integer' },
     ];
 
-    for (const { why, over, error } of REDIRECTED) {
+    for (const { why, over, error, description } of REDIRECTED) {
       it(`redirects with error=${error} because ${why}`, async () => {
         const { res, html } = await get(params(over()));
         expect(res.status, html.slice(0, 600)).toBe(302);
         const location = new URL(res.headers.get('location')!);
         expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
         expect(location.searchParams.get('error')).toBe(error);
-        expect(location.searchParams.get('error_description')?.length ?? 0).toBeGreaterThan(0);
+        expect(location.searchParams.get('error_description')).toBe(typeof description === 'string' ? description : description());
         expect(location.searchParams.get('state')).toBe(STATE);
         expect(location.searchParams.getAll('iss')).toEqual([server.issuer]);
         expect(location.searchParams.has('code')).toBe(false);
