@@ -24,12 +24,14 @@ const NOT_JSON = Symbol('not-json');
  */
 function mcpClientKey(request: FastifyRequest): string {
   // No header reads as an empty one: neither is a bearer token.
+  // Stryker disable next-line StringLiteral: any fallback that is not a bearer token gives the address key alike, and a client that sends no header cannot choose it.
   const hash = bearerTokenHash(request.headers.authorization ?? '');
   return hash === undefined ? `mcp-ip:${request.ip}` : `mcp-token:${hash}`;
 }
 
+/** Fastify sends an object payload as application/json; charset=utf-8. */
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
-  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code, message } });
+  return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
 
 /** The scopes a JSON-RPC message (or batch) needs: those of every gated tool it calls. */
@@ -100,6 +102,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
         await transport.handleRequest(request.raw, raw, request.body);
       } catch (err) {
         request.log.error({ err }, 'MCP request failed');
+        // Stryker disable next-line ConditionalExpression: the SDK's Node adapter answers its own failures and never throws once it has written, so what lands here failed before any byte was sent.
         if (!raw.headersSent) {
           raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
         }
@@ -108,7 +111,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
 
     // Stateless: no server-to-client stream and no session to end (Streamable HTTP §GET/§DELETE allow 405).
     const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-      reply.code(405).header('allow', 'POST').type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' } });
+      reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' } });
     scope.get(MCP_PATH, { schema: { hide: true } }, notAllowed);
     scope.delete(MCP_PATH, { schema: { hide: true } }, notAllowed);
   });
