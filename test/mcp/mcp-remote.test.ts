@@ -94,7 +94,7 @@ describe(`mcp-remote (${kind})`, () => {
     expect(structuredContent.students.map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
 
     const visits = opened();
-    expect(visits).toHaveLength(1);
+    expect(visits, `the browser was opened for: ${JSON.stringify(visits)}`).toHaveLength(1);
     const [visit] = visits;
     const url = new URL(visit!.url);
     const redirectUri = `http://localhost:${callbackPort}/oauth/callback`;
@@ -115,6 +115,6 @@ describe(`mcp-remote (${kind})`, () => {
   it('later calls use the same token: get_my_account answers the signed-in person, without another sign-in', async () => {
     const { structuredContent } = (await request('tools/call', { name: 'get_my_account', arguments: {} })) as { structuredContent: Record<string, unknown> };
     expect(structuredContent).toMatchObject({ id: server.user.id, email: server.user.email, role: 'owner' });
-    expect(opened()).toHaveLength(1);
+    expect(opened(), JSON.stringify(opened())).toHaveLength(1);
   });
 });
