@@ -8,7 +8,10 @@ import base from './vitest.config.ts';
  * rate-limit scaling (test/scale), the CLI's child processes (test/cli),
  * store internals (test/store), settings and generated documents
  * (test/config, test/discovery), and log plumbing (test/http). They kill no
- * mutant of the core and would multiply the run's length. Stryker's vitest
+ * mutant of the core and would multiply the run's length. The Inspector CLI
+ * and mcp-remote tests are left out too: they run those clients as child
+ * processes from node_modules, which Stryker's sandbox does not provide, and
+ * what they reach of the core the in-process MCP client tests reach as well. Stryker's vitest
  * runner sets its own pool (one thread) whatever is set here. (Not
  * mergeConfig: it would append this include list to the base one.)
  */
@@ -29,6 +32,8 @@ export default defineConfig({
       ...(base.test?.exclude ?? ['**/node_modules/**']),
       'test/platform/demo-seed.test.ts',
       'test/e2e/browser-*.test.ts',
+      'test/mcp/mcp-inspector-cli.test.ts',
+      'test/mcp/mcp-remote.test.ts',
     ],
     isolate: false,
   },
