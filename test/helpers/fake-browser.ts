@@ -15,6 +15,24 @@ import { UserAgent } from './user-agent.ts';
 /** However the steps go, the process ends in this time: it is started detached, nobody else would stop it. */
 const DEADLINE_MS = 20_000;
 
+/**
+ * Follows the redirect to the client's loopback listener. A person takes
+ * seconds to sign in, by which time the listener the client started with the
+ * browser is up; this script takes milliseconds, so it waits for the listener
+ * a little while, as a browser showing "can't connect" and reloading would.
+ */
+async function deliver(redirect: URL): Promise<Response> {
+  const until = Date.now() + DEADLINE_MS / 2;
+  for (;;) {
+    try {
+      return await fetch(redirect, { redirect: 'manual', signal: AbortSignal.timeout(DEADLINE_MS / 2) });
+    } catch (e) {
+      if (Date.now() > until) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const [url] = process.argv.slice(2);
   const { FAKE_BROWSER_EMAIL: email, FAKE_BROWSER_PASSWORD: password, FAKE_BROWSER_LOG: log } = process.env;
@@ -22,7 +40,7 @@ async function main(): Promise<void> {
   const record = (entry: Record<string, unknown>) => appendFileSync(log, `${JSON.stringify({ url, ...entry })}\n`);
   try {
     const redirect = await new UserAgent(new URL(url).origin).authorize(url, { email, password });
-    const res = await fetch(redirect, { redirect: 'manual', signal: AbortSignal.timeout(DEADLINE_MS / 2) });
+    const res = await deliver(redirect);
     record({ redirect: redirect.href, status: res.status });
   } catch (e) {
     record({ error: String(e) });
