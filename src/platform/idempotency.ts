@@ -1,9 +1,7 @@
-import { createHash, hkdfSync } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { compactDecrypt, CompactEncrypt } from 'jose';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
 import type { Deps } from '../deps.ts';
-import { resolveKeysSecret } from '../keys/keys-secret.ts';
 import type { IdempotencyRecord } from '../store/types.ts';
 import { PlatformError } from './errors.ts';
 
@@ -82,12 +80,11 @@ function fingerprintOf(request: FastifyRequest): string {
   return sha256(`json ${canonicalJson(request.body ?? null) ?? 'null'}`);
 }
 
-/** Answers are sealed like the signing keys (JWE dir + A256GCM) under a key of their own derived from KEYS_SECRET: one may hold a secret shown once. */
+/** Answers are sealed with the key ring's secret sealing (never in clear): one may hold a secret shown once. */
 function sealer(deps: Deps) {
-  const key = new Uint8Array(hkdfSync('sha256', resolveKeysSecret(deps.config), 'lyceum', 'idempotent-answer-sealing', 32));
   return {
-    seal: (answer: KeptAnswer) => new CompactEncrypt(new TextEncoder().encode(JSON.stringify(answer))).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(key),
-    open: async (sealed: string): Promise<KeptAnswer> => JSON.parse(new TextDecoder().decode((await compactDecrypt(sealed, key)).plaintext)) as KeptAnswer,
+    seal: (answer: KeptAnswer) => deps.keys.sealSecret(JSON.stringify(answer)),
+    open: async (sealed: string): Promise<KeptAnswer> => JSON.parse(await deps.keys.unsealSecret(sealed)) as KeptAnswer,
   };
 }
 
