@@ -211,6 +211,17 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
     expect(open.consent.html).toContain('This app registered itself; Lyceum has not reviewed it.');
   });
 
+  it('the connected-apps page does not mark a client that registered itself as the school’s', async () => {
+    const selfRegistered = await registerPublicClient(server.issuer, { client_name: 'Self-registered app' });
+    const started = await untilConsent(selfRegistered, 'http://127.0.0.1:50112/callback', 'courses:read');
+    expect((await approve(started)).status).toBe(303);
+    const page = asPage(await started.agent.navigate('/account/apps'));
+    const entry = page.html.split('<li class="app">').find((li) => li.includes(selfRegistered))!;
+    expect(entry).toContain('<h2>Self-registered app</h2>');
+    expect(entry).not.toContain('registered-by-school');
+    expect(entry).not.toContain('Registered by the school');
+  });
+
   it('the connected-apps page marks the school’s client, and disconnecting it revokes its tokens', async () => {
     const started = await untilConsent(cursor.clientId, CURSOR, 'openid courses:read');
     const code = new URL((await approve(started)).headers.get('location')!).searchParams.get('code')!;
