@@ -41,8 +41,8 @@ export class HttpError<Code extends string = string> extends Error {
     super(`${code}: ${description}`);
   }
 
-  /** Adds a detail for the log only (see the class comment). */
-  withDetail(detail: string): this {
+  /** Adds a detail for the log only (see the class comment); undefined adds none. */
+  withDetail(detail: string | undefined): this {
     this.detail = detail;
     return this;
   }

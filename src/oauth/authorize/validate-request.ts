@@ -73,8 +73,7 @@ async function checkClient(params: RawParams, deps: Deps): Promise<Client> {
     // A metadata document that cannot be used (the draft: "the authorization server SHOULD abort the
     // authorization request"): shown as a page, so 400 rather than invalid_client's usual 401.
     if (err instanceof OAuthError && err.code === 'invalid_client') {
-      const page = new OAuthError('invalid_client', err.description, 400);
-      throw err.detail === undefined ? page : page.withDetail(err.detail);
+      throw new OAuthError('invalid_client', err.description, 400).withDetail(err.detail);
     }
     throw err;
   }
