@@ -39,9 +39,9 @@ function scopesNeeded(body: unknown): Scope[] {
   const messages = Array.isArray(body) ? body : [body];
   const needed = new Set<Scope>();
   for (const m of messages) {
-    if (typeof m !== 'object' || m === null) continue;
-    const msg = m as { method?: unknown; params?: { name?: unknown } };
-    if (msg.method !== 'tools/call') continue;
+    // A number or a string has no method either; only null and undefined need the `?.`.
+    const msg = m as { method?: unknown; params?: { name?: unknown } } | null | undefined;
+    if (msg?.method !== 'tools/call') continue;
     for (const s of toolByName(msg.params?.name)?.scopes ?? []) needed.add(s);
   }
   return [...needed];
