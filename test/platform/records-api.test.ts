@@ -18,8 +18,8 @@ function echoed(f: FieldDef, v: unknown): unknown {
   return v;
 }
 
-/** The slug a record gets from its title when none is given, written out by hand. */
-const SLUG_OF_TITLE: Record<string, string> = { 'Practical Rust': 'practical-rust', 'Hello World': 'hello-world' };
+/** The slug a record gets from its title when none is given, written out by hand: accents dropped, punctuation a dash. */
+const SLUG_OF_TITLE: Record<string, string> = { 'Practical Rust': 'practical-rust', 'Crème Brûlée, Step by Step!': 'creme-brulee-step-by-step' };
 
 /** A new record: every field present, given ones echoed, defaults filled in, the rest null. */
 function expectCreated(area: AreaDef, input: Record<string, unknown>, rec: Record<string, unknown>) {
@@ -50,7 +50,7 @@ const CRUD: CrudCase[] = [
   { area: 'enrollments', input: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses') }), patch: { access_expires_at: future(60) } },
   { area: 'coupons', input: async () => ({ code: `SPRING-${marker()}`, percent_off: 20, valid_until: future(10) }), patch: { active: false } },
   { area: 'events', input: async () => ({ title: 'Live Q&A', starts_at: future(3), online_url: 'https://meet.example.test/qa', location: 'Online' }), patch: { capacity: 30 } },
-  { area: 'posts', input: async () => ({ title: 'Hello World', body: '# Hi', author_name: 'Ada' }), patch: { status: 'published', published_at: future(0) } },
+  { area: 'posts', input: async () => ({ title: 'Crème Brûlée, Step by Step!', body: '# Hi', author_name: 'Ada' }), patch: { status: 'published', published_at: future(0) } },
   { area: 'pages', input: async () => ({ title: 'About us', slug: `about-${marker()}` }), patch: { body: 'We teach.' } },
   { area: 'membership_plans', input: async () => ({ name: 'Pro', interval: 'year', benefits: ['All courses', 'Live events'], price_cents: 9900 }), patch: { status: 'archived' } },
   { area: 'digital_products', input: async () => ({ name: 'Workbook', format: 'PDF', price_cents: 1500 }), patch: { description: 'Exercises with answers' } },
