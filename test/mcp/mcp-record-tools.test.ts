@@ -370,6 +370,17 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
       expect((await ctx.owner('GET', `/students/${String(a!.id)}`)).json).toEqual(a);
     });
 
+    it('update: one column of a unique pair changed to a taken pair fails as the real write fails', async () => {
+      const enrollments = (await ctx.owner('GET', '/enrollments?limit=100')).data;
+      const a = enrollments.find((e) => enrollments.some((o) => o.course_id === e.course_id && o.student_id !== e.student_id))!;
+      const b = enrollments.find((o) => o.course_id === a.course_id && o.student_id !== a.student_id)!;
+      const clash = { id: a.id, student_id: b.student_id };
+      const real = await refused('update_enrollment', clash);
+      expect(real).toBe('Another enrollment already has this student_id,course_id');
+      expect(await refused('update_enrollment', { ...clash, dry_run: true })).toBe(real);
+      expect((await ctx.owner('GET', `/enrollments/${String(a.id)}`)).json).toEqual(a);
+    });
+
     it('delete: checks and deletes nothing; a record others still need is refused as the real delete is', async () => {
       const plan = (await ctx.owner('GET', '/membership-plans?limit=100')).data.find((p) => p.status === 'published')!;
       const subscribers = await ctx.owner('GET', `/subscriptions?plan_id=${String(plan.id)}`);
