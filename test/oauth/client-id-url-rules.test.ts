@@ -114,6 +114,16 @@ describe('the client_id URL rules', () => {
     }
   });
 
+  it('refuses a client_id with an empty user information part, which a URL parser leaves out', async () => {
+    for (const userinfo of ['@', ':@']) {
+      const path = freshPath('empty-userinfo');
+      const clientId = docs.origin.replace('https://', `https://${userinfo}`) + path;
+      docs.json(path, documentFor(clientId));
+      expectRefused(await authorize(clientId), badClientId(`it must be written the way a URL parser writes it (${docs.url(path)})`), 'invalid_request', clientId);
+      expect(docs.hits(path)).toBe(0);
+    }
+  });
+
   it('refuses a client_id with no path, or a query and no path, rather than add the / a URL parser would', async () => {
     for (const clientId of [docs.origin, `${docs.origin}?client=app`]) {
       expectRefused(

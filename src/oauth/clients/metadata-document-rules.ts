@@ -46,7 +46,9 @@ export function checkClientIdUrl(clientId: string): URL {
   } catch {
     throw badClientId('it is not a valid URL');
   }
-  if (url.username || url.password || /^https:\/\/[^/?#]*@/.test(clientId)) throw badClientId('it must not carry a user name or password');
+  // An empty user information part (https://@app.example/c.json) leaves both empty: the URL parser
+  // drops the @, so the check below, that the client_id is written as the parser writes it, refuses it.
+  if (url.username || url.password) throw badClientId('it must not carry a user name or password');
   const path = /^https:\/\/[^/?#]*(\/[^?#]*)?/.exec(clientId)![1] ?? '';
   const segments = path.split('/').slice(1);
   if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw badClientId('its path must not have . or .. segments');
