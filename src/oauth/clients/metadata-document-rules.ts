@@ -49,7 +49,9 @@ export function checkClientIdUrl(clientId: string): URL {
   // An empty user information part (https://@app.example/c.json) leaves both empty: the URL parser
   // drops the @, so the check below, that the client_id is written as the parser writes it, refuses it.
   if (url.username || url.password) throw badClientId('it must not carry a user name or password');
-  const path = /^https:\/\/[^/?#]*(\/[^?#]*)?/.exec(clientId)![1] ?? '';
+  // The path as written: the parsed URL's has its dot segments already resolved. No ^ is needed: the
+  // client_id starts with https:// (checked above), so the first match is the one at its start.
+  const path = /https:\/\/[^/?#]*(\/[^?#]*)?/.exec(clientId)![1] ?? '';
   const segments = path.split('/').slice(1);
   if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw badClientId('its path must not have . or .. segments');
   // The draft: a path of / "is NOT RECOMMENDED"; the MCP SDK refuses one too. Lyceum requires a real path.
