@@ -52,8 +52,8 @@ export function checkClientIdUrl(clientId: string): URL {
   // The path as written: the parsed URL's has its dot segments already resolved. No ^ is needed: the
   // client_id starts with https:// (checked above), so the first match is the one at its start.
   const path = /https:\/\/[^/?#]*(\/[^?#]*)?/.exec(clientId)![1] ?? '';
-  const segments = path.split('/').slice(1);
-  if (segments.some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw badClientId('its path must not have . or .. segments');
+  // The path is empty or starts with /, so the first piece is empty: never a dot segment.
+  if (path.split('/').some((s) => /^(\.|%2e){1,2}$/i.test(s))) throw badClientId('its path must not have . or .. segments');
   // The draft: a path of / "is NOT RECOMMENDED"; the MCP SDK refuses one too. Lyceum requires a real path.
   if (path === '' || path === '/') throw badClientId('it must have a path, such as https://app.example/oauth/client.json');
   if (url.href !== clientId) throw badClientId(`it must be written the way a URL parser writes it (${url.href})`);
