@@ -65,7 +65,8 @@ const badDocument = (url: string, why: string) =>
 
 /** A redirect URI a document may list: https (RFC 9700 §2.1: matched exactly), or loopback http (RFC 8252 §7.3). */
 function usableRedirectUri(raw: unknown, loopbackHosts: readonly LoopbackHost[]): raw is string {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > LIMITS.redirectUriLength) return false;
+  // An empty string is neither http:// nor https://, so the scheme checks below drop it.
+  if (typeof raw !== 'string' || raw.length > LIMITS.redirectUriLength) return false;
   if (raw.startsWith('http://')) return checkLoopbackRedirectUri(raw, loopbackHosts).ok;
   // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
   if (!raw.startsWith('https://') || raw.includes('#') || /\s|\\/.test(raw)) return false;
