@@ -70,12 +70,9 @@ function usableRedirectUri(raw: unknown, loopbackHosts: readonly LoopbackHost[])
   if (raw.startsWith('http://')) return checkLoopbackRedirectUri(raw, loopbackHosts).ok;
   // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
   if (!raw.startsWith('https://') || raw.includes('#') || /\s|\\/.test(raw)) return false;
-  try {
-    const url = new URL(raw);
-    return !url.username && !url.password;
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(raw)) return false;
+  const url = new URL(raw);
+  return !url.username && !url.password;
 }
 
 /**
