@@ -61,7 +61,11 @@ export function checkClientIdUrl(clientId: string): URL {
 }
 
 const badDocument = (url: string, why: string) =>
-  new OAuthError('invalid_client', `The client metadata document at ${url} cannot be used: ${why}.`);
+  new OAuthError(
+    // Stryker disable next-line StringLiteral: the fetcher (metadata-document.ts) keeps only the description and answers every refused document with invalid_client itself.
+    'invalid_client',
+    `The client metadata document at ${url} cannot be used: ${why}.`,
+  );
 
 /** A redirect URI a document may list: https (RFC 9700 §2.1: matched exactly), or loopback http (RFC 8252 §7.3). */
 function usableRedirectUri(raw: unknown, loopbackHosts: readonly LoopbackHost[]): raw is string {
