@@ -102,17 +102,34 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
     expect(docs.hits(path)).toBe(2);
   });
 
-  const LIFETIMES: { cacheControl: string | undefined; keptSeconds: number }[] = [
+  // A list is sent as that many Cache-Control lines, which an HTTP recipient reads as one list (RFC 9110 §5.3).
+  const LIFETIMES: { cacheControl: string | string[] | undefined; keptSeconds: number }[] = [
     { cacheControl: undefined, keptSeconds: 300 },
     { cacheControl: 'no-store', keptSeconds: 300 },
     { cacheControl: 'no-cache', keptSeconds: 300 },
     { cacheControl: 'max-age=60', keptSeconds: 300 },
     { cacheControl: 'public, max-age=600', keptSeconds: 600 },
     { cacheControl: 'max-age=31536000, immutable', keptSeconds: 86_400 },
+    // no-store and no-cache win over a max-age beside them, wherever they stand and however they are written.
+    { cacheControl: 'No-Store, max-age=600', keptSeconds: 300 },
+    { cacheControl: 'max-age=600, no-cache', keptSeconds: 300 },
+    { cacheControl: 'max-age=600,no-store', keptSeconds: 300 },
+    { cacheControl: ['public', 'max-age=600'], keptSeconds: 600 },
+    { cacheControl: ['max-age=600', 'no-cache'], keptSeconds: 300 },
+    // Only whole directives count: x-no-cache is not no-cache, s-maxage (for shared caches) is not max-age.
+    { cacheControl: 'max-age=600, x-no-cache', keptSeconds: 600 },
+    { cacheControl: 's-maxage=600', keptSeconds: 300 },
+    { cacheControl: 'max-age = 600', keptSeconds: 600 },
   ];
   for (const { cacheControl, keptSeconds } of LIFETIMES) {
-    it(`keeps a document served with Cache-Control ${cacheControl ?? '(none)'} for ${keptSeconds} s, then fetches it again`, async () => {
-      const { path, url } = serveDocument('lifetime', cacheControl ? { 'cache-control': cacheControl } : {});
+    const shown = cacheControl === undefined ? '(none)' : [cacheControl].flat().join(' + ');
+    it(`keeps a document served with Cache-Control ${shown} for ${keptSeconds} s, then fetches it again`, async () => {
+      const path = freshPath('lifetime');
+      const url = docs.url(path);
+      docs.serve(path, (_req, res) => {
+        if (cacheControl !== undefined) res.setHeader('cache-control', cacheControl);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(documentFor(url)));
+      });
       const thaw = server.freezeClock();
       try {
         expect((await authorize(server, url)).status).toBe(200);
