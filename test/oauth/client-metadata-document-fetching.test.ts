@@ -75,6 +75,18 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
     expect(docs.hits(path)).toBe(1);
   });
 
+  it('asks for the document as JSON (Accept: application/json)', async () => {
+    const path = freshPath('accept');
+    const url = docs.url(path);
+    const accepts: (string | undefined)[] = [];
+    docs.serve(path, (req, res) => {
+      accepts.push(req.headers.accept);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(documentFor(url)));
+    });
+    expect((await authorize(server, url)).status).toBe(200);
+    expect(accepts).toEqual(['application/json']);
+  });
+
   it('fetches a document once for ten concurrent authorizations', async () => {
     const path = freshPath('concurrent');
     const url = docs.url(path);
