@@ -114,6 +114,27 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
     expect(docs.hits(path)).toBe(2);
   });
 
+  // The draft: "The authorization server MUST NOT automatically follow HTTP redirects when fetching the
+  // Client ID Metadata Document", and it "MUST treat all other HTTP status codes [than 200] as an error".
+  const STATUSES: { status: number; why: string }[] = [
+    { status: 300, why: 'it answered with a redirect, which is not followed' },
+    { status: 399, why: 'it answered with a redirect, which is not followed' },
+    { status: 400, why: 'it answered HTTP 400' },
+    { status: 204, why: 'it answered HTTP 204' },
+  ];
+  for (const { status, why } of STATUSES) {
+    it(`refuses a document answered with HTTP ${status}: ${why}`, async () => {
+      const path = freshPath(`status-${status}`);
+      const url = docs.url(path);
+      docs.serve(path, (_req, res) => void res.writeHead(status, { 'content-type': 'application/json', location: `${path}-moved` }).end(status === 204 ? undefined : JSON.stringify(documentFor(url))));
+      const page = await authorize(server, url);
+      expect(page.status).toBe(400);
+      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: ${why}.`));
+      expect(page.html).toContain('Error code: <code>invalid_client</code>.');
+      expect(docs.hits(`${path}-moved`)).toBe(0);
+    });
+  }
+
   // A list is sent as that many Cache-Control lines, which an HTTP recipient reads as one list (RFC 9110 §5.3).
   const LIFETIMES: { cacheControl: string | string[] | undefined; keptSeconds: number }[] = [
     { cacheControl: undefined, keptSeconds: 300 },
