@@ -114,6 +114,31 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
     expect(docs.hits(path)).toBe(2);
   });
 
+  it('remembers a refused document for a minute, then fetches it again', async () => {
+    const path = freshPath('refused');
+    const url = docs.url(path);
+    docs.json(path, documentFor(url, { client_id: `${url}-other` }));
+    const description = alert(`The client metadata document at ${url} cannot be used: its client_id is not the URL it was fetched from.`);
+    const thaw = server.freezeClock();
+    try {
+      const first = await authorize(server, url);
+      expect(first.status).toBe(400);
+      expect(first.html).toContain(description);
+      // Fixed at once, but the refusal is kept for its minute.
+      docs.json(path, documentFor(url));
+      server.advance(60_000 - 1);
+      const again = await authorize(server, url);
+      expect(again.status).toBe(400);
+      expect(again.html).toContain(description);
+      expect(docs.hits(path)).toBe(1);
+      server.advance(1);
+      expect((await authorize(server, url)).status).toBe(200);
+      expect(docs.hits(path)).toBe(2);
+    } finally {
+      thaw();
+    }
+  });
+
   // The draft: "The authorization server MUST NOT automatically follow HTTP redirects when fetching the
   // Client ID Metadata Document", and it "MUST treat all other HTTP status codes [than 200] as an error".
   const STATUSES: { status: number; why: string }[] = [
