@@ -11,6 +11,7 @@ import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { asPage, UserAgent } from '../helpers/user-agent.ts';
 
 let docs: DocumentServer;
 let paths = 0;
@@ -85,6 +86,29 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
     });
     expect((await authorize(server, url)).status).toBe(200);
     expect(accepts).toEqual(['application/json']);
+  });
+
+  it('stores what a document says when it is fetched again: the connected apps page shows its new name', async () => {
+    const path = freshPath('renamed');
+    const url = docs.url(path);
+    docs.json(path, documentFor(url, { client_name: 'Gradebook Sync' }));
+    const thaw = server.freezeClock();
+    try {
+      const agent = new UserAgent(server.issuer);
+      await agent.authorize(request(server.issuer, url), server.user);
+      expect(asPage(await agent.navigate('/account/apps')).html).toContain('<h2>Gradebook Sync</h2>');
+      docs.json(path, documentFor(url, { client_name: 'Gradebook Sync 2' }));
+      // Once the kept copy has expired, the next authorization fetches the document again.
+      server.advance(300_000);
+      const page = await authorize(server, url);
+      expect(page.html).toContain('<strong>Gradebook Sync 2</strong> wants to connect');
+      expect(docs.hits(path)).toBe(2);
+      const apps = asPage(await agent.navigate('/account/apps')).html;
+      expect(apps).toContain('<h2>Gradebook Sync 2</h2>');
+      expect(apps).not.toContain('<h2>Gradebook Sync</h2>');
+    } finally {
+      thaw();
+    }
   });
 
   it('fetches a document once for ten concurrent authorizations', async () => {
