@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
+import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { asPage, UserAgent } from '../helpers/user-agent.ts';
 
@@ -34,7 +35,7 @@ function request(issuer: string, clientId: string): string {
 }
 
 /** The authorization endpoint's answer: 200 is the sign-in page (the client was accepted). */
-async function authorize(server: FlowServer, clientId: string): Promise<{ status: number; html: string; headers: Headers }> {
+async function authorize(server: { issuer: string }, clientId: string): Promise<{ status: number; html: string; headers: Headers }> {
   const res = await fetch(request(server.issuer, clientId), { redirect: 'manual' });
   expect(res.headers.get('location')).toBeNull();
   return { status: res.status, html: await res.text(), headers: res.headers };
@@ -108,6 +109,31 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
       expect(apps).not.toContain('<h2>Gradebook Sync</h2>');
     } finally {
       thaw();
+    }
+  });
+
+  it('keeps to its own copy of a document, and leaves the row another instance stored since as it is', async () => {
+    const path = freshPath('two-instances');
+    const url = docs.url(path);
+    const other = await startTestServer(kind, { CIMD_ALLOW_HOSTS: 'localhost', CIMD_FETCHES_PER_HOST_PER_MINUTE: '0', DATABASE_URL: server.databaseUrl }, { extraCa: TEST_CA });
+    try {
+      docs.json(path, documentFor(url, { client_name: 'Quiz Maker' }));
+      const agent = new UserAgent(server.issuer);
+      await agent.authorize(request(server.issuer, url), server.user);
+      expect(asPage(await agent.navigate('/account/apps')).html).toContain('<h2>Quiz Maker</h2>');
+      // The document changes; the other instance, which kept no copy, fetches the new one and stores it.
+      docs.json(path, documentFor(url, { client_name: 'Quiz Maker Pro' }));
+      expect((await authorize(other, url)).html).toContain('<strong>Quiz Maker Pro</strong> wants to connect');
+      expect(docs.hits(path)).toBe(2);
+      expect(asPage(await agent.navigate('/account/apps')).html).toContain('<h2>Quiz Maker Pro</h2>');
+      // This instance still keeps its copy: it names the app by it, and writes nothing over the newer row.
+      expect((await authorize(server, url)).html).toContain('<strong>Quiz Maker</strong> wants to connect');
+      expect(docs.hits(path)).toBe(2);
+      const apps = asPage(await agent.navigate('/account/apps')).html;
+      expect(apps).toContain('<h2>Quiz Maker Pro</h2>');
+      expect(apps).not.toContain('<h2>Quiz Maker</h2>');
+    } finally {
+      await other.close();
     }
   });
 
