@@ -12,7 +12,11 @@ import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { AUTHORIZATION_SERVER } from '../../src/util/authorization-server.ts';
 import { asPage, UserAgent } from '../helpers/user-agent.ts';
+
+/** How many documents (and remembered failures) one instance keeps. */
+const KEPT = AUTHORIZATION_SERVER.limits.metadataDocumentCache.entries;
 
 let docs: DocumentServer;
 let paths = 0;
@@ -311,6 +315,32 @@ describe('the address check and the rate per host (sqlite)', () => {
       expect((await authorize(server, c.url)).status).toBe(200);
       expect(docs.hits(c.path)).toBe(1);
       thaw();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('the bound on documents kept (sqlite)', () => {
+  it(`keeps at most ${KEPT} documents and failures, forgetting the one kept longest first`, async () => {
+    const server = await startFlowServer('sqlite', { CIMD_ALLOW_HOSTS: 'localhost', CIMD_FETCHES_PER_HOST_PER_MINUTE: '0' }, { extraCa: TEST_CA });
+    try {
+      const oldest = serveDocument('kept-first');
+      const next = serveDocument('kept-second');
+      expect((await authorize(server, oldest.url)).status).toBe(200);
+      expect((await authorize(server, next.url)).status).toBe(200);
+      // Fill the rest, and one more, with failures, 25 at a time: 127.0.0.1 is not a name CIMD_ALLOW_HOSTS exempts from the
+      // address check, so each is refused as not public without a connection, and remembered as refused.
+      const failing = Array.from({ length: KEPT - 1 }, (_, i) => `https://127.0.0.1/fetching/not-public-${i}.json`);
+      for (let i = 0; i < failing.length; i += 25) {
+        const pages = await Promise.all(failing.slice(i, i + 25).map((url) => authorize(server, url)));
+        expect(pages.map((p) => p.status)).toEqual(pages.map(() => 400));
+      }
+      // The second is still kept; the first had to go, and is fetched again.
+      expect((await authorize(server, next.url)).status).toBe(200);
+      expect(docs.hits(next.path)).toBe(1);
+      expect((await authorize(server, oldest.url)).status).toBe(200);
+      expect(docs.hits(oldest.path)).toBe(2);
     } finally {
       await server.stop();
     }
