@@ -6,6 +6,7 @@
  * Documents are served over real https by a local server (see
  * client-metadata-document.test.ts).
  */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
@@ -36,6 +37,15 @@ function request(issuer: string, clientId: string): string {
     code_challenge: pkcePair().challenge,
     code_challenge_method: 'S256',
   });
+}
+
+/** The JSON lines the server logs from now on, kept here instead of written to stdout. */
+function captureLog(server: FlowServer): Record<string, unknown>[] {
+  const lines: Record<string, unknown>[] = [];
+  // Every logger of the app, each request's too, writes to its root logger's stream.
+  const stream = (server.app.log as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
+  stream.write = (line) => void lines.push(JSON.parse(line) as Record<string, unknown>);
+  return lines;
 }
 
 /** The authorization endpoint's answer: 200 is the sign-in page (the client was accepted). */
@@ -345,4 +355,62 @@ describe('the bound on documents kept (sqlite)', () => {
       await server.stop();
     }
   });
+});
+
+describe('what the log says of a document that cannot be used (sqlite)', () => {
+  let server: FlowServer;
+  let lines: Record<string, unknown>[];
+
+  beforeAll(async () => {
+    server = await startFlowServer('sqlite', { CIMD_ALLOW_HOSTS: 'localhost', CIMD_FETCHES_PER_HOST_PER_MINUTE: '0', LOG_LEVEL: 'info' }, { extraCa: TEST_CA });
+    lines = captureLog(server);
+  });
+  afterAll(() => server?.stop());
+
+  // The page tells the person why; the log line tells the operator what exactly happened.
+  const FAILURES: { what: string; serve: (path: string, url: string) => void; clientId?: (url: string) => string; why: string; detail: string }[] = [
+    {
+      what: 'a document larger than CIMD_MAX_BYTES',
+      serve: (path, url) => docs.json(path, documentFor(url, { padding: 'x'.repeat(6000) })),
+      why: 'it is too large',
+      detail: 'too_large: the answer is larger than 5120 bytes',
+    },
+    {
+      what: 'an address that is not public',
+      serve: () => {},
+      clientId: (url) => url.replace('localhost', '127.0.0.1'),
+      why: 'its host is not on the public internet',
+      detail: 'forbidden_address: 127.0.0.1 resolves to an address that is not public',
+    },
+    {
+      what: 'a redirect',
+      serve: (path) => docs.serve(path, (_req, res) => void res.writeHead(302, { location: `${path}-moved` }).end()),
+      why: 'it answered with a redirect, which is not followed',
+      detail: 'HTTP 302',
+    },
+    {
+      what: 'a status other than 200',
+      serve: (path) => docs.json(path, { error: 'down' }, {}, 503),
+      why: 'it answered HTTP 503',
+      detail: 'HTTP 503',
+    },
+    {
+      what: 'a document that breaks a rule',
+      serve: (path, url) => docs.json(path, documentFor(url, { client_id: `${url}-other` })),
+      why: 'its client_id is not the URL it was fetched from',
+      detail: 'refused document',
+    },
+  ];
+  for (const { what, serve, clientId, why, detail } of FAILURES) {
+    it(`logs the refusal of ${what} with its detail: ${detail}`, async () => {
+      const path = freshPath('logged');
+      const url = clientId ? clientId(docs.url(path)) : docs.url(path);
+      serve(path, url);
+      lines.length = 0;
+      const page = await authorize(server, url);
+      expect(page.status).toBe(400);
+      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: ${why}.`));
+      expect(lines.filter((l) => l.msg === 'request refused')).toEqual([expect.objectContaining({ level: 30, error: 'invalid_client', detail })]);
+    });
+  }
 });
