@@ -118,16 +118,13 @@ export class MetadataDocuments implements ClientDocuments {
     if (response.status !== 200) return failed(`it answered HTTP ${response.status}`, `HTTP ${response.status}`);
     try {
       const metadata = checkMetadataDocument(url, response.body, this.options.loopbackHosts);
-      return { kind: 'document', metadata, expiresAt: now() + cacheSeconds(header(response.headers['cache-control'])) * 1000 };
+      // Node joins repeated Cache-Control lines into one list, as RFC 9110 §5.3 reads them.
+      return { kind: 'document', metadata, expiresAt: now() + cacheSeconds(response.headers['cache-control']) * 1000 };
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       return { kind: 'failure', description: err.description, detail: 'refused document', expiresAt: now() + CACHE.failure * 1000 };
     }
   }
-}
-
-function header(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v.join(', ') : v;
 }
 
 /** The entry's metadata, or the reason it has none as a fresh error (each request gets its own). */
