@@ -93,12 +93,14 @@ export class MetadataDocuments implements ClientDocuments {
   /** One fetch, turned into an entry; never throws for what the other server does. */
   private async fetch(url: string): Promise<Entry> {
     const { settings, now, extraCa } = this.options;
-    const failed = (why: string, detail: string): Entry => ({
+    // Whatever went wrong, it is remembered for the same time.
+    const failure = (description: string, detail: string): Entry => ({
       kind: 'failure',
-      description: `The client metadata document at ${url} cannot be used: ${why}.`,
+      description,
       detail,
       expiresAt: now() + CACHE.failure * 1000,
     });
+    const failed = (why: string, detail: string) => failure(`The client metadata document at ${url} cannot be used: ${why}.`, detail);
     let response;
     try {
       response = await outboundRequest(url, {
@@ -122,7 +124,7 @@ export class MetadataDocuments implements ClientDocuments {
       return { kind: 'document', metadata, expiresAt: now() + cacheSeconds(response.headers['cache-control']) * 1000 };
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      return { kind: 'failure', description: err.description, detail: 'refused document', expiresAt: now() + CACHE.failure * 1000 };
+      return failure(err.description, 'refused document');
     }
   }
 }
