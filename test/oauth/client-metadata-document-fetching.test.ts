@@ -1,10 +1,11 @@
 /**
  * How Lyceum fetches client metadata documents: kept within bounds by their
- * Cache-Control, one fetch however many requests wait for it, failures
- * remembered briefly, a rate per host, a deadline, and no fetch at all from
- * an address that is not public unless CIMD_ALLOW_HOSTS names the host.
- * Documents are served over real https by a local server (see
- * client-metadata-document.test.ts).
+ * Cache-Control, one fetch however many requests wait for it, failures and
+ * refusals remembered briefly, a bounded number kept, the stored client
+ * refreshed by each fetch, a rate per host, a deadline, the detail of each
+ * failure in the log, and no fetch at all from an address that is not
+ * public unless CIMD_ALLOW_HOSTS names the host. Documents are served over
+ * real https by a local server (see client-metadata-document.test.ts).
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
