@@ -198,6 +198,12 @@ describe.each(STORE_KINDS)('records API (%s)', (kind) => {
       expectError(await ctx.owner('POST', '/coupons', { code, percent_off: 50 }), 409, 'conflict');
     });
 
+    it('a slug made up from a long title is cut to its first 100 characters', async () => {
+      const res = await ctx.owner('POST', '/courses', { title: 'Abcdefghij '.repeat(12).trim() });
+      expect(res.status).toBe(201);
+      expect(res.json.slug).toBe(`${'abcdefghij-'.repeat(9)}a`);
+    });
+
     it('a course slug given twice is refused 409 (create and patch), while titles alone get distinct slugs', async () => {
       const slug = `rust-${marker()}`;
       const first = await ctx.owner('POST', '/courses', { title: 'Rust', slug });
