@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { authorizeUrl, pkcePair } from './oauth.ts';
 
 const TLS_DIR = new URL('../fixtures/tls/', import.meta.url);
 /** The test certificate authority, PEM. */
@@ -77,3 +78,26 @@ export function documentFor(url: string, fields: Record<string, unknown> = {}): 
   for (const [k, v] of Object.entries(doc)) if (v === undefined) delete doc[k];
   return doc;
 }
+
+/**
+ * The authorization request of a public client with PKCE whose client_id is
+ * `clientId` (a document URL); fields given replace the defaults, undefined
+ * removes one.
+ */
+export function documentClientRequest(issuer: string, clientId: string, over: Record<string, string | undefined> = {}): string {
+  const params: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: 'http://127.0.0.1:53123/callback',
+    scope: 'courses:read',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    state: 'st-1',
+    ...over,
+  };
+  return authorizeUrl(issuer, Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)));
+}
+
+/** How an error page shows its description and its error code. */
+export const errorAlert = (description: string) => `<p class="error" role="alert">${description}</p>`;
+export const errorCode = (error: string) => `Error code: <code>${error}</code>.`;

@@ -10,9 +10,8 @@
  * localhost, which otherwise the address check refuses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
+import { documentClientRequest, documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 let docs: DocumentServer;
@@ -32,17 +31,8 @@ afterAll(async () => {
 });
 
 /** The authorization request of a public client with PKCE; fields given replace the defaults. */
-function request(clientId: string, over: Record<string, string> = {}): string {
-  return authorizeUrl(server.issuer, {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: 'http://127.0.0.1:53123/callback',
-    scope: 'courses:read',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-    state: 'st-1',
-    ...over,
-  });
+function request(clientId: string, over: Record<string, string | undefined> = {}): string {
+  return documentClientRequest(server.issuer, clientId, over);
 }
 
 /** What the authorization endpoint answers: its status and the page's text. */

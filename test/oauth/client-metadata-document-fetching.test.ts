@@ -9,9 +9,8 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
+import { documentClientRequest as request, documentFor, errorAlert as alert, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { AUTHORIZATION_SERVER } from '../../src/util/authorization-server.ts';
@@ -29,16 +28,6 @@ beforeAll(async () => {
 });
 afterAll(() => docs?.close());
 
-function request(issuer: string, clientId: string): string {
-  return authorizeUrl(issuer, {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: 'http://127.0.0.1:53123/callback',
-    scope: 'courses:read',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-  });
-}
 
 /** The JSON lines the server logs from now on, kept here instead of written to stdout. */
 function captureLog(server: FlowServer): Record<string, unknown>[] {
@@ -56,7 +45,6 @@ async function authorize(server: { issuer: string }, clientId: string): Promise<
   return { status: res.status, html: await res.text(), headers: res.headers };
 }
 
-const alert = (description: string) => `<p class="error" role="alert">${description}</p>`;
 
 /** A valid document at a fresh path, with these response headers. */
 function serveDocument(name: string, headers: Record<string, string> = {}): { path: string; url: string } {

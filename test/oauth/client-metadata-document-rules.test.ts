@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clientsCommand } from '../../src/cli/clients.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
 import type { Store } from '../../src/store/types.ts';
-import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
+import { documentClientRequest, documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
 import { authorizeFlow, exchangeCode, startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
+import { pkcePair } from '../helpers/oauth.ts';
 import { databaseConfig, STORE_KINDS } from '../helpers/stores.ts';
 import { UserAgent } from '../helpers/user-agent.ts';
 
@@ -48,19 +48,7 @@ function serveDocument(name: string, body: (url: string) => unknown): string {
 
 /** The authorization request of a public client with PKCE; fields given replace the defaults, undefined removes one. */
 function request(clientId: string, over: Record<string, string | undefined> = {}): string {
-  const params: Record<string, string> = {};
-  const all = {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: 'http://127.0.0.1:53123/callback',
-    scope: 'courses:read',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-    state: 'st-1',
-    ...over,
-  };
-  for (const [k, v] of Object.entries(all)) if (v !== undefined) params[k] = v;
-  return authorizeUrl(server.issuer, params);
+  return documentClientRequest(server.issuer, clientId, over);
 }
 
 /** The authorization request is accepted: the next step is the sign-in page. Returns its HTML. */

@@ -10,9 +10,8 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callUserinfo } from '../helpers/bearer.ts';
-import { documentFor, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
+import { documentClientRequest as request, documentFor, errorAlert as alert, errorCode as code, startDocumentServer, TEST_CA, type DocumentServer } from '../helpers/document-server.ts';
 import { authorizeFlow, exchangeCode, isActive, startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import { authorizeUrl, pkcePair } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { asPage, asRedirect, parseForms, UserAgent } from '../helpers/user-agent.ts';
 
@@ -26,20 +25,6 @@ beforeAll(async () => {
 });
 afterAll(() => docs?.close());
 
-/** The authorization request of a public client with PKCE; fields given replace the defaults. */
-function request(issuer: string, clientId: string, over: Record<string, string> = {}): string {
-  return authorizeUrl(issuer, {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: 'http://127.0.0.1:53123/callback',
-    scope: 'courses:read',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-    state: 'st-1',
-    ...over,
-  });
-}
-
 /** The page a refused authorization shows: never a redirect, always HTML. */
 async function refusal(url: string): Promise<{ status: number; html: string; headers: Headers }> {
   const res = await fetch(url, { redirect: 'manual' });
@@ -48,8 +33,6 @@ async function refusal(url: string): Promise<{ status: number; html: string; hea
   return { status: res.status, html: await res.text(), headers: res.headers };
 }
 
-const alert = (description: string) => `<p class="error" role="alert">${description}</p>`;
-const code = (error: string) => `Error code: <code>${error}</code>.`;
 
 describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind) => {
   let server: FlowServer;
