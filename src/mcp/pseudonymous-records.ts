@@ -1,18 +1,17 @@
-import type { Deps } from '../deps.ts';
 import type { AreaDef } from '../platform/areas.ts';
 import { PlatformError } from '../platform/errors.ts';
-import { RecordService, type ListParams, type Page, type View } from '../platform/records.ts';
+import type { ListParams, RecordPresentation } from '../platform/records.ts';
 import { SchoolSettingsService } from '../platform/school-settings.ts';
-import type { Row } from '../store/types.ts';
 import { learnerRule, type LearnerRule } from './learner-data.ts';
 import { isPseudonymValue, pseudonymsFor, type Pseudonyms } from './pseudonyms.ts';
 import type { ToolContext, Zod } from './tool.ts';
 
 /**
- * RecordService as an MCP tool sees it while learners are pseudonymized:
- * every record it hands out, written ones included, shows learners by their
- * pseudonyms (learner-data.ts). Every method a tool can call is overridden
- * here and delegates to the real service.
+ * Records as an MCP tool shows them while learners are pseudonymized: every
+ * record the service hands out, written ones included, shows learners by
+ * their pseudonyms (learner-data.ts). RecordService applies this to each of
+ * its reads and writes itself (RecordPresentation), so a dry run, a filter
+ * or any later option reaches the real write unchanged.
  *
  * - Searching and filtering never look at a learner field: a search that
  *   answered with pseudonyms would still let an agent learn a real name
@@ -24,54 +23,26 @@ import type { ToolContext, Zod } from './tool.ts';
  *   record it read) is left unchanged, and any other pseudonym in a learner
  *   field is refused.
  */
-export class PseudonymousRecords extends RecordService {
-  constructor(
-    deps: Deps,
-    private readonly inner: RecordService,
-    private readonly pseudonyms: Pseudonyms,
-  ) {
-    super(deps);
-  }
-
-  override async list(area: AreaDef, view: View, params: ListParams = {}): Promise<Page> {
-    const rule = learnerRule(area.name);
-    if (!rule) return this.inner.list(area, view, params);
-    const page = await this.inner.list(withoutLearnerSearch(area, rule, params), view, params);
-    return { ...page, data: page.data.map((r) => rule.apply(r, this.pseudonyms)) };
-  }
-
-  override async get(area: AreaDef, view: View, id: string): Promise<Record<string, unknown>> {
-    return this.shown(area, await this.inner.get(area, view, id));
-  }
-
-  override async getRow(area: AreaDef, view: View, id: string): Promise<Row> {
-    return this.shown(area, await this.inner.getRow(area, view, id)) as Row;
-  }
-
-  override async create(area: AreaDef, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    refusePseudonyms(area, input);
-    return this.shown(area, await this.inner.create(area, input));
-  }
-
-  override async update(area: AreaDef, id: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const rule = learnerRule(area.name);
-    let patch = input;
-    if (rule && rule.fields.some((f) => f in input)) {
-      const current = rule.apply(await this.inner.get(area, 'full', id), this.pseudonyms);
-      patch = Object.fromEntries(Object.entries(input).filter(([k, v]) => !(rule.fields.includes(k) && JSON.stringify(v) === JSON.stringify(current[k]))));
+export function pseudonymousPresentation(pseudonyms: Pseudonyms): RecordPresentation {
+  return {
+    show(area, record) {
+      const rule = learnerRule(area.name);
+      return rule ? rule.apply(record, pseudonyms) : record;
+    },
+    searchable(area, params) {
+      const rule = learnerRule(area.name);
+      return rule ? withoutLearnerSearch(area, rule, params) : area;
+    },
+    checkCreate: refusePseudonyms,
+    async checkUpdate(area, input, shownBefore) {
+      const rule = learnerRule(area.name);
+      if (!rule?.fields.some((f) => f in input)) return input;
+      const current = await shownBefore();
+      const patch = Object.fromEntries(Object.entries(input).filter(([k, v]) => !(rule.fields.includes(k) && JSON.stringify(v) === JSON.stringify(current[k]))));
       refusePseudonyms(area, patch);
-    }
-    return this.shown(area, await this.inner.update(area, id, patch));
-  }
-
-  override async delete(area: AreaDef, id: string): Promise<void> {
-    return this.inner.delete(area, id);
-  }
-
-  private shown(area: AreaDef, record: Record<string, unknown>): Record<string, unknown> {
-    const rule = learnerRule(area.name);
-    return rule ? rule.apply(record, this.pseudonyms) : record;
-  }
+      return patch;
+    },
+  };
 }
 
 /** The area as the search sees it: learner fields are not searched; a filter on one is refused. */
@@ -114,5 +85,5 @@ export const pseudonymizeOption = (z: Zod) =>
  */
 export async function withPseudonyms(ctx: ToolContext, requested: unknown): Promise<ToolContext> {
   const on = requested === true || (await new SchoolSettingsService(ctx.deps).read()).mcp_student_pseudonyms === true;
-  return on ? { ...ctx, records: new PseudonymousRecords(ctx.deps, ctx.records, pseudonymsFor(ctx.deps.config)) } : ctx;
+  return on ? { ...ctx, records: ctx.records.presentedAs(pseudonymousPresentation(pseudonymsFor(ctx.deps.config))) } : ctx;
 }

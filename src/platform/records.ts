@@ -36,6 +36,36 @@ export interface Page {
   next_cursor?: string;
 }
 
+type Rec = Record<string, unknown>;
+
+/**
+ * How one caller is shown records and what it may send back: RecordService
+ * applies it to everything it reads, lists and writes, in its own methods.
+ * A view is never a wrapper around the service, so no view can drop an
+ * argument (a dry run, a filter) on the way to the write it guards.
+ */
+export interface RecordPresentation {
+  /** The record (or a stored row) as the caller is shown it. */
+  show(area: AreaDef, record: Rec): Rec;
+  /** The area as the caller's search and filters may use it; throws when they may not. */
+  searchable(area: AreaDef, params: ListParams): AreaDef;
+  /** Throws when a create's input holds what may not be stored. */
+  checkCreate(area: AreaDef, input: Rec): void;
+  /**
+   * An update's patch as it may be stored; `shownBefore` reads the record as
+   * the caller was shown it (an agent may send back what it read).
+   */
+  checkUpdate(area: AreaDef, input: Rec, shownBefore: () => Promise<Rec>): Promise<Rec>;
+}
+
+/** Records as they are stored: what /api/v1 shows. */
+export const AS_STORED: RecordPresentation = {
+  show: (_area, record) => record,
+  searchable: (area) => area,
+  checkCreate: () => undefined,
+  checkUpdate: async (_area, input) => input,
+};
+
 const notFound = (area: AreaDef, id: string) => new PlatformError('not_found', `No ${area.label} with id ${id}`);
 
 function encodeCursor(key: [unknown, string]): string {
@@ -102,9 +132,22 @@ function filterConditions(area: AreaDef, filters: Record<string, string>, view: 
  * store for platform records themselves.
  */
 export class RecordService {
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly presentation: RecordPresentation = AS_STORED,
+  ) {}
+
+  /** The same service, showing records through `presentation` (MCP's learner pseudonyms). */
+  presentedAs(presentation: RecordPresentation): RecordService {
+    return new RecordService(this.deps, presentation);
+  }
 
   async list(area: AreaDef, view: View, params: ListParams = {}): Promise<Page> {
+    const page = await this.listAsStored(this.presentation.searchable(area, params), view, params);
+    return { ...page, data: page.data.map((r) => this.presentation.show(area, r)) };
+  }
+
+  private async listAsStored(area: AreaDef, view: View, params: ListParams): Promise<Page> {
     const limit = clampPageSize(params.limit ?? PAGE_SIZE.records);
     const where = [...filterConditions(area, params.filters ?? {}, view), ...(view === 'public' ? publicConditions(area, this.deps.now()) : [])];
     const searchable = Object.entries(area.fields).filter(([, f]) => f.search && (view === 'full' || f.public)).map(([n]) => n);
@@ -124,11 +167,20 @@ export class RecordService {
 
   /** One record; a public view hides unpublished ones as if they did not exist. */
   async get(area: AreaDef, view: View, id: string): Promise<Record<string, unknown>> {
-    const row = await this.getRow(area, view, id);
+    return this.presentation.show(area, await this.getAsStored(area, view, id));
+  }
+
+  /** The stored row, as the caller is shown it (for services that read columns a record converts). */
+  async getRow(area: AreaDef, view: View, id: string): Promise<Row> {
+    return this.presentation.show(area, await this.rowAsStored(area, view, id)) as Row;
+  }
+
+  private async getAsStored(area: AreaDef, view: View, id: string): Promise<Record<string, unknown>> {
+    const row = await this.rowAsStored(area, view, id);
     return rowToRecord(area.fields, row, view === 'public' ? isPublic : undefined);
   }
 
-  async getRow(area: AreaDef, view: View, id: string): Promise<Row> {
+  private async rowAsStored(area: AreaDef, view: View, id: string): Promise<Row> {
     // Stryker disable next-line ConditionalExpression,EqualityOperator: ids are a prefix and 12 characters, so the store finds no record for an id of 100 or more characters either.
     const row = id.length <= 100 ? await this.deps.store.records.get(area.name, id) : undefined;
     if (!row) throw notFound(area, id);
@@ -144,6 +196,11 @@ export class RecordService {
   }
 
   async create(area: AreaDef, input: Record<string, unknown>, opts: WriteOptions = {}): Promise<Record<string, unknown>> {
+    this.presentation.checkCreate(area, input);
+    return this.presentation.show(area, await this.createAsStored(area, input, opts));
+  }
+
+  private async createAsStored(area: AreaDef, input: Record<string, unknown>, opts: WriteOptions): Promise<Record<string, unknown>> {
     const now = this.deps.now();
     const row: Row = { ...this.defaults(area), ...recordToRow(area.fields, input), id: `${area.idPrefix}_${randomBytes(9).toString('base64url')}`, created_at: now, updated_at: now };
     await this.derive(area, row);
@@ -157,12 +214,17 @@ export class RecordService {
   }
 
   async update(area: AreaDef, id: string, input: Record<string, unknown>, opts: WriteOptions = {}): Promise<Record<string, unknown>> {
+    const accepted = await this.presentation.checkUpdate(area, input, async () => this.presentation.show(area, await this.getAsStored(area, 'full', id)));
+    return this.presentation.show(area, await this.updateAsStored(area, id, accepted, opts));
+  }
+
+  private async updateAsStored(area: AreaDef, id: string, input: Record<string, unknown>, opts: WriteOptions): Promise<Record<string, unknown>> {
     const patch: Row = { ...recordToRow(area.fields, input), updated_at: this.deps.now() };
     await this.derive(area, patch);
     await this.checkReferences(area, patch);
     if (opts.dryRun) {
       // Stryker disable next-line StringLiteral: only the 'public' view hides a record; any other reads it whole.
-      const row = { ...(await this.getRow(area, 'full', id)), ...patch };
+      const row = { ...(await this.rowAsStored(area, 'full', id)), ...patch };
       await this.checkUnique(area, row, Object.keys(input), { self: id });
       return rowToRecord(area.fields, row);
     }
