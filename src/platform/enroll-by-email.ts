@@ -2,7 +2,6 @@ import type { Deps } from '../deps.ts';
 import { isEmailAddress } from '../util/email-address.ts';
 import { AREAS } from './areas.ts';
 import { PlatformError } from './errors.ts';
-import { rowToRecord } from './fields.ts';
 import type { RecordService } from './records.ts';
 
 /** The most rows one bulk call takes; a larger list is 400 and nothing is written. */
@@ -135,13 +134,20 @@ export class EnrollByEmailService {
     }
   }
 
+  /**
+   * The student and the enrollment are found by their keys in the store, then read through
+   * the record service, so that an answer shows them as the caller is shown every record
+   * (an MCP call under learner pseudonyms sees the pseudonym, never the stored name).
+   */
   private async studentWith(email: string): Promise<EnrollOutcome['student'] | undefined> {
-    const [row] = await this.deps.store.records.select('students', ['id', 'name', 'email'], [['email', '=', email]]);
-    return row && { id: String(row.id), name: row.name, email: row.email };
+    const [row] = await this.deps.store.records.select('students', ['id'], [['email', '=', email]]);
+    if (!row) return undefined;
+    const student = await this.records.get(AREAS.students, 'full', String(row.id));
+    return { id: String(student.id), name: student.name, email: student.email };
   }
 
   private async enrollmentOf(studentId: string, courseId: string): Promise<Record<string, unknown> | undefined> {
-    const [row] = await this.deps.store.records.select('enrollments', Object.keys(AREAS.enrollments.fields).concat(['id', 'created_at', 'updated_at']), [['student_id', '=', studentId], ['course_id', '=', courseId]]);
-    return row && rowToRecord(AREAS.enrollments.fields, row);
+    const [row] = await this.deps.store.records.select('enrollments', ['id'], [['student_id', '=', studentId], ['course_id', '=', courseId]]);
+    return row && this.records.get(AREAS.enrollments, 'full', String(row.id));
   }
 }

@@ -129,6 +129,18 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
     }
   });
 
+  it('enroll_student_by_email shows an existing student by pseudonym, in its preview and in the enrollment itself', async () => {
+    const course = await records.create(AREAS.courses, { title: 'Pseudonymous Enrollment' });
+    const s = students[1]!;
+    const before = mcp.bodies.length;
+    for (const dryRun of [true, false]) {
+      const result = (await mcp.client.callTool({ name: 'enroll_student_by_email', arguments: { email: s.email, course_id: course.id, dry_run: dryRun, pseudonymize: true } })) as CallResult;
+      expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+      expect(result.structuredContent!.student).toMatchObject({ id: s.id, name: expect.stringMatching(PSEUDONYM_NAME), email: expect.stringMatching(PSEUDONYM_EMAIL) });
+    }
+    expectNoPersonalData(mcp.bodies.slice(before).join('\n'));
+  });
+
   it('a student keeps the same pseudonym across calls; different students get different ones', async () => {
     const first = byId((await listStudents({ pseudonymize: true })).rows);
     const again = byId((await listStudents({ pseudonymize: true, limit: 1 })).rows);
