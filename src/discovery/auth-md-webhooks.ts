@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
-import { WEBHOOK_EVENTS } from '../platform/webhooks/events.ts';
+import { WEBHOOK_SCOPE } from '../platform/webhooks/subscriptions.ts';
+import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '../platform/webhooks/events.ts';
 import { bullets, code, fence, humanDuration, table } from './markdown.ts';
 
 const wait = (ms: number) => (ms < 1000 ? `${ms} ms` : humanDuration(Math.round(ms / 1000)));
@@ -14,8 +15,8 @@ export function webhooksSection(config: Pick<Config, 'webhooks'>): string {
   const w = config.webhooks;
   const base = `${API_PREFIX}/webhooks`;
   return [
-    `Staff with \`school:write\` subscribe a receiver with ${code(`POST ${base}`)} and \`{"url", "events": [...]}\`; the answer (201) holds \`id\` and the signing \`secret\` (\`whsec_\` and base64), **shown only then**. ${code(`GET ${base}`)}, ${code(`GET|PATCH|DELETE ${base}/{id}`)} (\`enabled\`) and the delivery log ${code(`GET ${base}/{id}/deliveries`)} need \`school:read\` to read and \`school:write\` to change; ${code(`POST ${base}/{id}/deliveries/{delivery_id}/redeliver`)} sends a delivery again now. The MCP tools \`list_webhooks\`, \`create_webhook\` and \`delete_webhook\` do the same.`,
-    table(['Event', 'When'], Object.entries(WEBHOOK_EVENTS).map(([type, when]) => [code(type), when])),
+    `Staff with ${code(WEBHOOK_SCOPE)} subscribe a receiver with ${code(`POST ${base}`)} and \`{"url", "events": [...]}\`; the answer (201) holds \`id\` and the signing \`secret\` (\`whsec_\` and base64), **shown only then**. ${code(`GET ${base}`)}, ${code(`GET|PATCH|DELETE ${base}/{id}`)} (\`enabled\`), the delivery log ${code(`GET ${base}/{id}/deliveries`)} and ${code(`POST ${base}/{id}/deliveries/{delivery_id}/redeliver`)} (sends a delivery again now) need ${code(WEBHOOK_SCOPE)} too, reading included: a receiver's URL often holds a secret. A receiver gets each event's record whole, so subscribing to an event (or changing the URL of a subscription to it) also needs the read scope of what it carries, in the table below; without it the answer is 403 \`insufficient_scope\` naming the scopes. The MCP tools \`list_webhooks\`, \`create_webhook\` and \`delete_webhook\` do the same; while a call shows learners by pseudonyms, \`create_webhook\` refuses the events that carry learners' names and emails.`,
+    table(['Event', 'When', 'Needs'], WEBHOOK_EVENT_TYPES.map((type) => [code(type), WEBHOOK_EVENTS[type].when, code(eventArea(type).readScope)])),
     'Each delivery is a POST with the JSON body `{"type": "<event>", "timestamp": "<ISO 8601>", "data": {...the record, as the API shows it...}}`, signed the Standard Webhooks way:',
     bullets([
       '`webhook-id`: the event’s id (`msg_…`), the same on every attempt: use it to ignore a repeat.',

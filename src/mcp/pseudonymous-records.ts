@@ -85,5 +85,5 @@ export const pseudonymizeOption = (z: Zod) =>
  */
 export async function withPseudonyms(ctx: ToolContext, requested: unknown): Promise<ToolContext> {
   const on = requested === true || (await new SchoolSettingsService(ctx.deps).read()).mcp_student_pseudonyms === true;
-  return on ? { ...ctx, records: ctx.records.presentedAs(pseudonymousPresentation(pseudonymsFor(ctx.deps.config))) } : ctx;
+  return on ? { ...ctx, pseudonymized: true, records: ctx.records.presentedAs(pseudonymousPresentation(pseudonymsFor(ctx.deps.config))) } : ctx;
 }

@@ -40,9 +40,10 @@ function scopesNeeded(body: unknown): Scope[] {
   const needed = new Set<Scope>();
   for (const m of messages) {
     // A number or a string has no method either; only null and undefined need the `?.`.
-    const msg = m as { method?: unknown; params?: { name?: unknown } } | null | undefined;
+    const msg = m as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null | undefined;
     if (msg?.method !== 'tools/call') continue;
-    for (const s of toolByName(msg.params?.name)?.scopes ?? []) needed.add(s);
+    const tool = toolByName(msg.params?.name);
+    for (const s of [...(tool?.scopes ?? []), ...(tool?.argumentScopes?.(msg.params?.arguments) ?? [])]) needed.add(s);
   }
   return [...needed];
 }

@@ -10,6 +10,8 @@ export interface ToolContext {
   records: RecordService;
   caller: Caller;
   log: FastifyBaseLogger;
+  /** Learners are shown by pseudonyms in this call (the option, or the school's setting). */
+  pseudonymized?: boolean;
 }
 
 /** What a tool returns: structured content, plus the readable text form MCP clients show. */
@@ -50,6 +52,13 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
    * each answer against it.
    */
   output: (zod: Zod) => z.ZodRawShape;
+  /**
+   * Scopes a call needs beyond `scopes`, read from its raw arguments (not yet
+   * validated, so any value may arrive): create_webhook needs the read scope
+   * of every event it subscribes to. The route's guard checks them before the
+   * call, so a missing one is an HTTP 403 a client can step up from.
+   */
+  argumentScopes?: (args: unknown) => readonly Scope[];
   /** Read-only tools are marked so clients may call them without confirmation. */
   readOnly: boolean;
   /** A write that removes something (MCP destructiveHint); absent: false. */

@@ -47,8 +47,7 @@ export function invalidToken(ctx: GuardContext, resource: ResourceName, descript
   return e;
 }
 
-export function insufficientScope(ctx: GuardContext, resource: ResourceName, required: readonly Scope[]): OAuthError {
-  const description = `This operation needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}`;
+export function insufficientScope(ctx: GuardContext, resource: ResourceName, required: readonly Scope[], description = `This operation needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}`): OAuthError {
   const e = new OAuthError('insufficient_scope', description);
   e.headers['www-authenticate'] = challenge(ctx, resource, { error: 'insufficient_scope', scope: required.join(' '), error_description: description });
   return e;

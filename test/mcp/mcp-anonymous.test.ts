@@ -44,7 +44,7 @@ const SCOPED_TOOLS: Record<string, string> = {
   complete_lesson_for_student: 'students:write',
   complete_my_lesson: 'account:write',
   uncomplete_my_lesson: 'account:write',
-  list_webhooks: 'school:read',
+  list_webhooks: 'school:write',
   create_webhook: 'school:write',
   delete_webhook: 'school:write',
 };

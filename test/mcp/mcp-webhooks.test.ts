@@ -1,8 +1,9 @@
 /**
  * The webhook tools at /mcp over real HTTP: create_webhook answers the
  * secret once, list_webhooks never shows it, delete_webhook removes the
- * subscription; each needs its scope (403 naming it), and bad input is a
- * tool error with the API's wording.
+ * subscription; each needs its scope (403 naming it), an event needs the
+ * read scope of what it carries, learner events are refused while learners
+ * are pseudonymized, and bad input is a tool error with the API's wording.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChallenge } from '../helpers/bearer.ts';
@@ -25,7 +26,7 @@ describe.each(STORE_KINDS)('MCP webhook tools (%s)', (kind) => {
     await server?.stop();
   });
 
-  const call = async (name: string, args: Record<string, unknown>, scope = 'school:read school:write') =>
+  const call = async (name: string, args: Record<string, unknown>, scope = 'school:write orders:read') =>
     resultOf(await mcpPost(server.issuer, toolCall(name, args), { authorization: `Bearer ${await token(scope)}` })) as unknown as ToolResult;
 
   it('create_webhook shows the secret once; list_webhooks never; delete_webhook removes it', async () => {
@@ -39,10 +40,10 @@ describe.each(STORE_KINDS)('MCP webhook tools (%s)', (kind) => {
     expect((listed.structuredContent!.webhooks as Record<string, unknown>[]).map((w) => w.id)).toContain(webhook.id);
     const preview = await call('delete_webhook', { id: webhook.id, dry_run: true });
     expect(preview.structuredContent).toEqual({ dry_run: true, deleted: webhook.id });
-    expect((await api(server.issuer, 'GET', `/webhooks/${String(webhook.id)}`, { token: await token('school:read') })).status).toBe(200);
+    expect((await api(server.issuer, 'GET', `/webhooks/${String(webhook.id)}`, { token: await token('school:write') })).status).toBe(200);
     const deleted = await call('delete_webhook', { id: webhook.id });
     expect(deleted.structuredContent).toEqual({ dry_run: false, deleted: webhook.id });
-    const after = await api(server.issuer, 'GET', `/webhooks/${String(webhook.id)}`, { token: await token('school:read') });
+    const after = await api(server.issuer, 'GET', `/webhooks/${String(webhook.id)}`, { token: await token('school:write') });
     expect(after.status).toBe(404);
   });
 
@@ -68,10 +69,35 @@ describe.each(STORE_KINDS)('MCP webhook tools (%s)', (kind) => {
   });
 
   it('each tool needs its scope: 403 insufficient_scope naming it', async () => {
-    for (const [name, scope, args] of [['list_webhooks', 'school:read', {}], ['create_webhook', 'school:write', { url: 'http://127.0.0.1:9/x', events: ['order.paid'] }], ['delete_webhook', 'school:write', { id: 'wh_x' }]] as const) {
+    for (const [name, scope, args, needs] of [['list_webhooks', 'school:write', {}, undefined], ['create_webhook', 'school:write', { url: 'http://127.0.0.1:9/x', events: ['order.paid'] }, 'school:write orders:read'], ['delete_webhook', 'school:write', { id: 'wh_x' }, undefined]] as const) {
       const res = await mcpPost(server.issuer, toolCall(name, args), { authorization: `Bearer ${await token(allScopesBut(scope))}` });
       expect(res.status, name).toBe(403);
+      // A step-up asks for every scope the call needs: create_webhook's events add theirs.
+      expect(parseChallenge(res.headers.get('www-authenticate')).params).toMatchObject({ error: 'insufficient_scope', scope: needs ?? scope });
+    }
+  });
+
+  it('create_webhook needs the read scope of each event it subscribes to: 403 naming them, before the tool runs', async () => {
+    for (const [events, scope] of [[['student.created'], 'school:write students:read'], [['order.paid', 'form_submission.created'], 'school:write orders:read forms:read']] as const) {
+      const res = await mcpPost(server.issuer, toolCall('create_webhook', { url: 'http://127.0.0.1:9/x', events }), { authorization: `Bearer ${await token('school:write')}` });
+      expect(res.status, JSON.stringify(events)).toBe(403);
       expect(parseChallenge(res.headers.get('www-authenticate')).params).toMatchObject({ error: 'insufficient_scope', scope });
     }
+    // Garbage in events names no scope: the tool's own validation answers it.
+    const garbage = await call('create_webhook', { url: 'http://127.0.0.1:9/x', events: [7, null, 'nope'] }, 'school:write');
+    expect(garbage.isError).toBe(true);
+  });
+
+  it('while learners are pseudonymized, create_webhook refuses the events that carry their names and emails', async () => {
+    const scope = 'school:write students:read orders:read forms:read';
+    for (const events of [['student.created'], ['order.paid', 'form_submission.created']]) {
+      const refused = await call('create_webhook', { url: 'http://127.0.0.1:9/x', events, pseudonymize: true }, scope);
+      expect(refused.isError, JSON.stringify(events)).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/^events: (student\.created|form_submission\.created) would send learners' names and emails/);
+    }
+    const ids = await call('create_webhook', { url: 'http://127.0.0.1:9/x', events: ['enrollment.created', 'order.paid'], pseudonymize: true, dry_run: true }, scope);
+    expect(ids.isError ?? false, JSON.stringify(ids.content)).toBe(false);
+    const unpseudonymized = await call('create_webhook', { url: 'http://127.0.0.1:9/x', events: ['student.created'], dry_run: true }, scope);
+    expect(unpseudonymized.isError ?? false).toBe(false);
   });
 });

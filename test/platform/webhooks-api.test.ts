@@ -1,6 +1,7 @@
 /**
  * /api/v1/webhooks over real HTTP on each store: subscriptions are managed
- * with school:write and read with school:read, the signing secret is shown
+ * and read with school:write, an event needs the read scope of the records
+ * it carries, the signing secret is shown
  * once and sits in the database only sealed, and receivers are checked when
  * they are given (https at a public address, http on loopback only, private
  * addresses only when WEBHOOK_ALLOW_HOSTS names them).
@@ -43,7 +44,8 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     await server?.stop();
   });
 
-  const owner = () => token('school:read school:write');
+  /** school:write and the read scope of every event's records. */
+  const owner = () => token('school:write students:read orders:read courses:read forms:read');
   const create = async (body: unknown) => api(server.issuer, 'POST', '/webhooks', { token: await owner(), body });
 
   it('creating answers 201 with the secret once; reads never show it', async () => {
@@ -93,21 +95,52 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     }
   });
 
-  it('changes need school:write and reads school:read: 403 naming the scope', async () => {
+  it('every operation needs school:write, reads included: 403 naming the scope', async () => {
     const created = await create({ url: RECEIVER, events: ['student.created'] });
     const id = String(created.json.id);
     const noWrite = await token(allScopesBut('school:write'));
-    for (const [method, path, body] of [['POST', '/webhooks', { url: RECEIVER, events: ['student.created'] }], ['PATCH', `/webhooks/${id}`, { enabled: false }], ['DELETE', `/webhooks/${id}`, undefined], ['POST', `/webhooks/${id}/deliveries/whd_x/redeliver`, undefined]] as const) {
-      const res = await api(server.issuer, method, path, { token: noWrite, ...(body ? { body } : {}) });
-      expectError(res, 403, 'insufficient_scope');
-      expect(res.json.error_description, `${method} ${path}`).toBe('This operation needs the scope school:write');
+    const readOnly = await token('school:read');
+    for (const [method, path, body] of [['GET', '/webhooks', undefined], ['GET', `/webhooks/${id}`, undefined], ['GET', `/webhooks/${id}/deliveries`, undefined], ['POST', '/webhooks', { url: RECEIVER, events: ['student.created'] }], ['PATCH', `/webhooks/${id}`, { enabled: false }], ['DELETE', `/webhooks/${id}`, undefined], ['POST', `/webhooks/${id}/deliveries/whd_x/redeliver`, undefined]] as const) {
+      for (const t of [noWrite, readOnly]) {
+        const res = await api(server.issuer, method, path, { token: t, ...(body ? { body } : {}) });
+        expectError(res, 403, 'insufficient_scope');
+        expect(res.json.error_description, `${method} ${path}`).toBe('This operation needs the scope school:write');
+      }
     }
-    const noRead = await token(allScopesBut('school:read'));
-    for (const path of ['/webhooks', `/webhooks/${id}`, `/webhooks/${id}/deliveries`]) {
-      const res = await api(server.issuer, 'GET', path, { token: noRead });
+  });
+
+  it('a token that cannot read students cannot have them sent to a receiver either', async () => {
+    // The attack: school:read school:write reads no student, so it must not subscribe to them.
+    const t = await token('school:read school:write');
+    expectError(await api(server.issuer, 'GET', '/students', { token: t }), 403, 'insufficient_scope');
+    const before = (await api(server.issuer, 'GET', '/webhooks?limit=100', { token: await owner() })).data.length;
+    for (const [events, needs] of [[['student.created'], 'school:write students:read'], [['course.published', 'lesson.completed', 'order.paid'], 'school:write courses:read students:read orders:read'], [['form_submission.created'], 'school:write forms:read']] as const) {
+      const res = await api(server.issuer, 'POST', '/webhooks', { token: t, body: { url: RECEIVER, events } });
       expectError(res, 403, 'insufficient_scope');
-      expect(res.json.error_description, path).toBe('This operation needs the scope school:read');
+      expect(res.json.error_description).toContain(`needs the scopes ${needs}`);
+      expect(res.headers.get('www-authenticate')).toContain(`scope="${needs}"`);
     }
+    expect((await api(server.issuer, 'GET', '/webhooks?limit=100', { token: await owner() })).data).toHaveLength(before);
+    // Each event needs only the scope of what it carries.
+    const courses = await api(server.issuer, 'POST', '/webhooks', { token: await token('school:write courses:read'), body: { url: RECEIVER, events: ['course.published'] } });
+    expect(courses.status, courses.text).toBe(201);
+  });
+
+  it('changing a subscription needs the read scope of every event it will have: a new URL, new events, or turning it on', async () => {
+    const created = await create({ url: RECEIVER, events: ['student.created', 'order.paid'] });
+    const id = String(created.json.id);
+    const writeOnly = await token('school:write');
+    for (const [body, needs] of [[{ url: 'http://127.0.0.1:9/elsewhere' }, 'students:read orders:read'], [{ enabled: true }, 'students:read orders:read'], [{ description: 'renamed' }, 'students:read orders:read'], [{ events: ['student.created'] }, 'students:read']] as const) {
+      const res = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: writeOnly, body });
+      expectError(res, 403, 'insufficient_scope');
+      expect(res.json.error_description, JSON.stringify(body)).toContain(`needs the scopes school:write ${needs}`);
+    }
+    expect((await api(server.issuer, 'GET', `/webhooks/${id}`, { token: await owner() })).json).toMatchObject({ url: RECEIVER, events: ['student.created', 'order.paid'] });
+    // Narrowed to what the token reads, and it may be changed by that token from then on.
+    const narrowed = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await token('school:write courses:read'), body: { events: ['course.published'] } });
+    expect(narrowed.status, narrowed.text).toBe(200);
+    const moved = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: await token('school:write courses:read'), body: { url: 'http://127.0.0.1:9/elsewhere' } });
+    expect(moved.json).toMatchObject({ url: 'http://127.0.0.1:9/elsewhere', events: ['course.published'] });
   });
 
   it('an unknown event is refused by name; at least one event is needed', async () => {
@@ -198,9 +231,9 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => [method.toUpperCase(), path, op.operationId, op.security.flatMap((s) => Object.values(s).flat()).join(' ')]));
     expect(ops.sort()).toEqual([
       ['DELETE', '/api/v1/webhooks/{id}', 'deleteWebhook', 'school:write'],
-      ['GET', '/api/v1/webhooks', 'listWebhooks', 'school:read'],
-      ['GET', '/api/v1/webhooks/{id}', 'getWebhook', 'school:read'],
-      ['GET', '/api/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries', 'school:read'],
+      ['GET', '/api/v1/webhooks', 'listWebhooks', 'school:write'],
+      ['GET', '/api/v1/webhooks/{id}', 'getWebhook', 'school:write'],
+      ['GET', '/api/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries', 'school:write'],
       ['PATCH', '/api/v1/webhooks/{id}', 'updateWebhook', 'school:write'],
       ['POST', '/api/v1/webhooks', 'createWebhook', 'school:write'],
       ['POST', '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver', 'redeliverWebhook', 'school:write'],

@@ -55,7 +55,7 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     await receiver?.close();
   });
 
-  const owner = () => token('school:read school:write students:write courses:write');
+  const owner = () => token('school:write students:read students:write courses:read courses:write orders:read forms:read');
 
   async function subscribe(events: string[] = ALL_EVENTS): Promise<{ id: string; secret: string }> {
     receiver = await startReceiver();
@@ -130,7 +130,7 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
 
   it('lesson.completed fires once per lesson completed, and enrollment.completed with the last one, in the completion\'s transaction', async () => {
     await subscribe(['lesson.completed', 'enrollment.completed']);
-    const t = await token('school:read school:write students:write courses:write curriculum:write students:read');
+    const t = await token('school:write students:read students:write courses:read courses:write curriculum:write orders:read forms:read');
     const student = await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'Lin', email: `${marker()}@example.test` } });
     const course = await api(server.issuer, 'POST', '/courses', { token: t, body: { title: `Course ${marker()}`, status: 'published' } });
     const section = await api(server.issuer, 'POST', '/curriculum/sections', { token: t, body: { course_id: course.json.id, title: 'One' } });

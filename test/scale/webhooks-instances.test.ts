@@ -66,7 +66,7 @@ describe.each(STORE_KINDS)('kill -9 between a change and its delivery (%s)', (ki
     // First process: its worker looks once at start, then not for ten minutes.
     running = await serve({ WEBHOOK_POLL_INTERVAL_MS: '600000' });
     const issuer = `http://127.0.0.1:${port}`;
-    const token = await tokenSource({ issuer, user: owner, tokenEndpoint: `${issuer}/api/oauth/token` } as FlowServer)('school:read school:write students:write');
+    const token = await tokenSource({ issuer, user: owner, tokenEndpoint: `${issuer}/api/oauth/token` } as FlowServer)('school:write students:read students:write');
     const sub = await api(issuer, 'POST', '/webhooks', { token, body: { url: receiver.url, events: ['student.created'] } });
     expect(sub.status, sub.text).toBe(201);
     receiver.secret = String(sub.json.secret);
@@ -117,7 +117,7 @@ describe.skipIf(!PG)('two instances on one PostgreSQL database', () => {
 
   it('each event reaches each subscription exactly once', async () => {
     for (const r of receivers) {
-      const created = await new WebhookService(a.deps).create({ url: r.url, events: ['student.created'] });
+      const created = await new WebhookService(a.deps).create({ url: r.url, events: ['student.created'] }, { scopes: new Set(['school:write', 'students:read']), resource: 'api' });
       r.secret = String(created.secret);
     }
     const N = 40;

@@ -1,7 +1,9 @@
-import { WEBHOOK_EVENT_TYPES } from '../../platform/webhooks/events.ts';
-import { WebhookService } from '../../platform/webhooks/subscriptions.ts';
+import { PlatformError } from '../../platform/errors.ts';
+import { eventArea, eventReadScopes, WEBHOOK_EVENT_TYPES } from '../../platform/webhooks/events.ts';
+import { WEBHOOK_SCOPE, WebhookService, type SubscriptionWriter } from '../../platform/webhooks/subscriptions.ts';
 import { bulletList } from '../format.ts';
-import { defineTool, type Zod } from '../tool.ts';
+import { learnerRule } from '../learner-data.ts';
+import { defineTool, type ToolContext, type Zod } from '../tool.ts';
 
 /** A subscription as the API shows it; `secret` only in create_webhook's answer. */
 const webhookShape = (z: Zod) => ({
@@ -18,11 +20,29 @@ const webhookShape = (z: Zod) => ({
 /** The same service as /api/v1/webhooks: one set of checks for both faces. */
 const service = (ctx: { deps: ConstructorParameters<typeof WebhookService>[0] }) => new WebhookService(ctx.deps);
 
+/** The caller as a subscription's writer; the guard has refused a call without a token. */
+function writerOf(ctx: ToolContext): SubscriptionWriter {
+  if (ctx.caller.kind !== 'token') throw new PlatformError('invalid_request', 'This tool needs a Bearer access token', 401);
+  return { scopes: ctx.caller.scopes, resource: 'mcp' };
+}
+
+/**
+ * While learners are shown by pseudonyms, an agent cannot send their real
+ * names and emails to a URL of its choice either: events whose records hold
+ * learner data (learner-data.ts) are refused; the school's staff subscribe
+ * to those through the API.
+ */
+function refuseLearnerEvents(ctx: ToolContext, events: readonly string[]): void {
+  if (!ctx.pseudonymized) return;
+  const learner = WEBHOOK_EVENT_TYPES.filter((t) => events.includes(t) && learnerRule(eventArea(t).name));
+  if (learner.length) throw new PlatformError('invalid_request', `events: ${learner.join(', ')} would send learners' names and emails while this call shows learners by pseudonyms; subscribe to them through the API (POST /api/v1/webhooks)`);
+}
+
 export const listWebhooks = defineTool({
   name: 'list_webhooks',
   title: 'List webhooks',
   description: 'The school\'s webhook subscriptions: receiver URL, events, whether enabled and why not. Never shows secrets.',
-  scopes: ['school:read'],
+  scopes: [WEBHOOK_SCOPE],
   readOnly: true,
   input: (z) => ({
     limit: z.number().int().min(1).max(50).default(10).describe('How many results (1-50)'),
@@ -41,8 +61,9 @@ export const listWebhooks = defineTool({
 export const createWebhook = defineTool({
   name: 'create_webhook',
   title: 'Create a webhook',
-  description: `Subscribes a receiver URL (https at a public address, or http on loopback) to events: ${WEBHOOK_EVENT_TYPES.join(', ')}. The result holds the signing secret, shown this once: hand it to the receiver to verify webhook-signature (Standard Webhooks).`,
-  scopes: ['school:write'],
+  description: `Subscribes a receiver URL (https at a public address, or http on loopback) to events: ${WEBHOOK_EVENT_TYPES.map((t) => `${t} (needs ${eventArea(t).readScope})`).join(', ')}. The result holds the signing secret, shown this once: hand it to the receiver to verify webhook-signature (Standard Webhooks).`,
+  scopes: [WEBHOOK_SCOPE],
+  argumentScopes: (args) => eventReadScopes(Array.isArray((args as { events?: unknown } | null | undefined)?.events) ? (args as { events: unknown[] }).events : []),
   readOnly: false,
   input: (z) => ({
     url: z.string().min(1).max(2000).describe('The receiver\'s URL'),
@@ -56,14 +77,15 @@ export const createWebhook = defineTool({
   }),
   async run(ctx, args) {
     const input = { url: args.url, events: args.events, ...(args.description !== undefined ? { description: args.description } : {}) };
+    refuseLearnerEvents(ctx, args.events);
     if (args.dry_run) {
-      const events = await service(ctx).check(input);
+      const events = await service(ctx).check(input, writerOf(ctx));
       return {
         structured: { dry_run: true, webhook: { url: args.url, events, description: args.description ?? null, enabled: true, disabled_reason: null } },
         text: `Would create a webhook to ${args.url} for ${events.join(', ')}; the URL and events pass the checks.`,
       };
     }
-    const created = await service(ctx).create(input);
+    const created = await service(ctx).create(input, writerOf(ctx));
     return {
       structured: { dry_run: false, webhook: created },
       text: `Created webhook ${String(created.id)} to ${String(created.url)} for ${args.events.join(', ')}.\nSigning secret (shown only now): ${String(created.secret)}`,
@@ -75,7 +97,7 @@ export const deleteWebhook = defineTool({
   name: 'delete_webhook',
   title: 'Delete a webhook',
   description: 'Deletes a webhook subscription with its delivery log; nothing more is sent to it.',
-  scopes: ['school:write'],
+  scopes: [WEBHOOK_SCOPE],
   readOnly: false,
   destructive: true,
   idempotent: true,

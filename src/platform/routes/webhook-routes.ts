@@ -1,12 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { errorResponses as errors } from '../../http/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
-import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
-import { WEBHOOK_URL_MAX, WebhookService, type SubscriptionInput, type SubscriptionPatch } from '../webhooks/subscriptions.ts';
+import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '../webhooks/events.ts';
+import { PlatformError } from '../errors.ts';
+import { WEBHOOK_SCOPE, WEBHOOK_URL_MAX, WebhookService, type SubscriptionInput, type SubscriptionPatch, type SubscriptionWriter } from '../webhooks/subscriptions.ts';
 import { API_PREFIX } from './paths.ts';
 
-const EVENT_LIST = Object.entries(WEBHOOK_EVENTS).map(([type, meaning]) => `\`${type}\`: ${meaning}`).join(' ');
+const EVENT_LIST = WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (needs ${eventArea(type).readScope}): ${WEBHOOK_EVENTS[type].when}`).join(' ');
 
 /**
  * The event names are checked by the service rather than by an `enum` here,
@@ -68,13 +69,25 @@ const PAGE_QUERY = {
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
 const deliveryParams = { type: 'object', required: ['id', 'delivery_id'], properties: { id: { type: 'string', maxLength: 100 }, delivery_id: { type: 'string', maxLength: 100 } } };
 
-/** /api/v1/webhooks: subscriptions (school:write to change, school:read to read), their delivery log and redelivery. */
+/** The caller that writes a subscription through the API (the guard has refused anonymous ones). */
+function writerOf(request: FastifyRequest): SubscriptionWriter {
+  const caller = request.caller;
+  if (caller.kind !== 'token') throw new PlatformError('invalid_request', 'This operation needs a Bearer access token', 401);
+  return { scopes: caller.scopes, resource: 'api' };
+}
+
+/**
+ * /api/v1/webhooks: subscriptions, their delivery log and redelivery. Every
+ * operation needs school:write, reading included: a receiver's URL often
+ * holds a secret of its own. Subscribing to an event also needs the read
+ * scope of the records it carries (WEBHOOK_EVENTS).
+ */
 export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
   const service = new WebhookService(deps);
   const tags = ['webhooks'];
   const base = `${API_PREFIX}/webhooks`;
-  const read = { scopes: ['school:read'] as const };
-  const write = { scopes: ['school:write'] as const };
+  const read = { scopes: [WEBHOOK_SCOPE] };
+  const write = { scopes: [WEBHOOK_SCOPE] };
   type Page = { limit?: number; cursor?: string };
 
   declareRoute(app, deps, {
@@ -85,13 +98,13 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     schema: {
       tags,
       summary: 'Subscribe a receiver to events',
-      description: 'Answers with the signing secret, shown this once. Payloads are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature); see /auth.md.',
+      description: 'Each event also needs the read scope of the records it carries (403 insufficient_scope naming them otherwise). Answers with the signing secret, shown this once. Payloads are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature); see /auth.md.',
       body: { type: 'object', additionalProperties: false, required: ['url', 'events'], properties: { url: URL_FIELD, events: EVENTS, description: DESCRIPTION } },
       response: { 201: CREATED, ...errors([400, 401, 403]) },
     },
   }, async (request, reply) => {
     reply.code(201);
-    return service.create(request.body as SubscriptionInput);
+    return service.create(request.body as SubscriptionInput, writerOf(request));
   });
 
   declareRoute(app, deps, {
@@ -121,12 +134,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     schema: {
       tags,
       summary: 'Change a webhook subscription',
-      description: 'enabled=false stops deliveries; enabled=true turns a subscription disabled after repeated failure back on, and its pending deliveries resume.',
+      description: 'enabled=false stops deliveries; enabled=true turns a subscription disabled after repeated failure back on, and its pending deliveries resume. The token must hold the read scope of every event the subscription will have, as when subscribing.',
       params: idParams,
       body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { url: URL_FIELD, events: EVENTS, description: DESCRIPTION, enabled: { type: 'boolean' } } },
       response: { 200: SUBSCRIPTION, ...errors([400, 401, 403, 404]) },
     },
-  }, async (request) => service.update((request.params as { id: string }).id, request.body as SubscriptionPatch));
+  }, async (request) => service.update((request.params as { id: string }).id, request.body as SubscriptionPatch, writerOf(request)));
 
   declareRoute(app, deps, {
     method: 'DELETE',

@@ -1,29 +1,40 @@
 import { randomBytes } from 'node:crypto';
 import type { OutboxEvent, ProgressEvents, Row } from '../../store/types.ts';
-import { AREAS, type AreaDef } from '../areas.ts';
+import type { Scope } from '../../access/scopes.ts';
+import { AREAS, type AreaDef, type AreaName } from '../areas.ts';
 import { rowToRecord } from '../fields.ts';
 
 /**
- * The events webhook receivers can subscribe to, each with what causes it:
- * the one list that subscriptions are checked against and /openapi.json and
- * auth.md show.
+ * The events webhook receivers can subscribe to, each with what causes it and
+ * the area whose records its payload carries: the one list that
+ * subscriptions are checked against and /openapi.json and auth.md show.
+ * A receiver is sent what a token with the area's read scope may read, so
+ * subscribing to an event needs that scope (eventReadScopes).
  */
 export const WEBHOOK_EVENTS = {
-  'student.created': 'A student was added.',
-  'enrollment.created': 'A student was enrolled in a course.',
-  'lesson.completed': 'A student completed a lesson.',
-  'enrollment.completed': 'A student completed every lesson of a course.',
-  'order.paid': 'An order was created paid, or its status became paid.',
-  'order.refunded': 'An order\'s status became refunded.',
-  'course.published': 'A course was created published, or its status became published.',
-  'form_submission.created': 'A form was submitted.',
-} as const;
+  'student.created': { when: 'A student was added.', carries: 'students' },
+  'enrollment.created': { when: 'A student was enrolled in a course.', carries: 'enrollments' },
+  'lesson.completed': { when: 'A student completed a lesson.', carries: 'enrollments' },
+  'enrollment.completed': { when: 'A student completed every lesson of a course.', carries: 'enrollments' },
+  'order.paid': { when: 'An order was created paid, or its status became paid.', carries: 'orders' },
+  'order.refunded': { when: "An order's status became refunded.", carries: 'orders' },
+  'course.published': { when: 'A course was created published, or its status became published.', carries: 'courses' },
+  'form_submission.created': { when: 'A form was submitted.', carries: 'form_submissions' },
+} as const satisfies Record<string, { when: string; carries: AreaName }>;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
 
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];
 
-export const isWebhookEventType = (v: string): v is WebhookEventType => Object.hasOwn(WEBHOOK_EVENTS, v);
+export const isWebhookEventType = (v: unknown): v is WebhookEventType => typeof v === 'string' && Object.hasOwn(WEBHOOK_EVENTS, v);
+
+/** The area whose records an event's payload carries. */
+export const eventArea = (type: WebhookEventType): AreaDef => AREAS[WEBHOOK_EVENTS[type].carries];
+
+/** The read scopes of the data the named events carry, each once; names that are not events are passed over. */
+export function eventReadScopes(types: readonly unknown[]): Scope[] {
+  return [...new Set(types.filter(isWebhookEventType).map((t) => eventArea(t).readScope))];
+}
 
 /**
  * One event, ready for the outbox. The payload is the Standard Webhooks shape,

@@ -4,7 +4,10 @@ import type { WebhookDelivery, WebhookSubscription } from '../../store/types.ts'
 import { checkOutboundTarget, OutboundError } from '../../util/outbound-request.ts';
 import { PlatformError } from '../errors.ts';
 import { newDeliveryId } from '../../store/kysely/outbox.ts';
-import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.ts';
+import type { Scope } from '../../access/scopes.ts';
+import { insufficientScope } from '../../resource/guard.ts';
+import type { ResourceName } from '../../resource/protected-resources.ts';
+import { eventArea, eventReadScopes, isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.ts';
 
 /** A receiver's URL at most this long. */
 export const WEBHOOK_URL_MAX = 2000;
@@ -21,6 +24,18 @@ export interface SubscriptionPatch {
   description?: string | null;
   enabled?: boolean;
 }
+
+/**
+ * Who writes a subscription: the scopes of the token, and the protected
+ * resource (API or MCP) it came through, for the challenge of a 403.
+ */
+export interface SubscriptionWriter {
+  scopes: ReadonlySet<Scope>;
+  resource: ResourceName;
+}
+
+/** The scope every change of a subscription needs, reading one included: its URL often holds a secret. */
+export const WEBHOOK_SCOPE: Scope = 'school:write';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -101,16 +116,33 @@ export class WebhookService {
     return [...new Set(events)];
   }
 
+  /**
+   * A receiver is sent each event's record whole, so whoever points one at a
+   * URL must be able to read those records: a token that may not list
+   * students must not have every new student sent to it instead. Checked
+   * whenever a subscription is made or changed, with the events it will have.
+   */
+  private requireEventScopes(events: readonly string[], writer: SubscriptionWriter): void {
+    const needed = eventReadScopes(events);
+    const missing = needed.filter((s) => !writer.scopes.has(s));
+    if (missing.length === 0) return;
+    const carried = [...new Set(events.filter(isWebhookEventType).filter((e) => missing.includes(eventArea(e).readScope)))];
+    const required = [WEBHOOK_SCOPE, ...needed];
+    const ctx = { store: this.deps.store, issuer: this.deps.config.issuer, now: this.deps.now() };
+    throw insufficientScope(ctx, writer.resource, required, `The events ${carried.join(', ')} send records this token cannot read: subscribing to them needs the scopes ${required.join(' ')}`);
+  }
+
   /** The checks create makes, without creating anything (a dry run): the events as they would be stored. */
-  async check(input: SubscriptionInput): Promise<string[]> {
+  async check(input: SubscriptionInput, writer: SubscriptionWriter): Promise<string[]> {
     const events = this.checkEvents(input.events);
+    this.requireEventScopes(events, writer);
     await this.checkUrl(input.url);
     return events;
   }
 
   /** Creates a subscription; the answer holds the secret, which is never shown again. */
-  async create(input: SubscriptionInput): Promise<Record<string, unknown>> {
-    const events = await this.check(input);
+  async create(input: SubscriptionInput, writer: SubscriptionWriter): Promise<Record<string, unknown>> {
+    const events = await this.check(input, writer);
     // Standard Webhooks: a secret of 24 to 64 random bytes, base64, prefixed whsec_.
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const now = this.deps.now();
@@ -145,9 +177,11 @@ export class WebhookService {
     return subscriptionView(await this.find(id));
   }
 
-  async update(id: string, patch: SubscriptionPatch): Promise<Record<string, unknown>> {
-    await this.find(id);
+  async update(id: string, patch: SubscriptionPatch, writer: SubscriptionWriter): Promise<Record<string, unknown>> {
+    const current = await this.find(id);
     const events = patch.events === undefined ? undefined : this.checkEvents(patch.events);
+    // A new URL, or the subscription turned back on, sends its events on: the same check as new ones.
+    this.requireEventScopes(events ?? current.events, writer);
     if (patch.url !== undefined) await this.checkUrl(patch.url);
     const updated = await this.deps.store.webhooks.update(id, { ...patch, ...(events ? { events } : {}) }, this.deps.now());
     if (!updated) throw notFound(id);
