@@ -34,18 +34,13 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
   return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
 
-/** The scopes a JSON-RPC message (or batch) needs: those of every gated tool it calls. */
+/** The scopes a JSON-RPC message needs: those of the gated tool it calls, and of its arguments. */
 function scopesNeeded(body: unknown): Scope[] {
-  const messages = Array.isArray(body) ? body : [body];
-  const needed = new Set<Scope>();
-  for (const m of messages) {
-    // A number or a string has no method either; only null and undefined need the `?.`.
-    const msg = m as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null | undefined;
-    if (msg?.method !== 'tools/call') continue;
-    const tool = toolByName(msg.params?.name);
-    for (const s of [...(tool?.scopes ?? []), ...(tool?.argumentScopes?.(msg.params?.arguments) ?? [])]) needed.add(s);
-  }
-  return [...needed];
+  // A number or a string has no method either; only null and undefined need the `?.`.
+  const msg = body as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null | undefined;
+  if (msg?.method !== 'tools/call') return [];
+  const tool = toolByName(msg.params?.name);
+  return [...new Set([...(tool?.scopes ?? []), ...(tool?.argumentScopes?.(msg.params?.arguments) ?? [])])];
 }
 
 /**
@@ -78,6 +73,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
     const rateLimit = rateLimitFor(deps.config, 'mcp', { keyGenerator: mcpClientKey });
     scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+      // MCP 2025-06-18 removed JSON-RPC batching, and one message per request is what the rate
+      // limit counts: a batch of a hundred tools/list would cost a hundred lists for one request.
+      if (Array.isArray(request.body)) return jsonRpcError(reply, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request');
       const required = scopesNeeded(request.body);
       const caller = await authorizeRequest(
         {

@@ -344,17 +344,28 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
     });
 
     it('JSON that is not a JSON-RPC message is a 4xx JSON-RPC error, never 5xx', async () => {
-      for (const raw of ['null', '42', '"text"', '{}', '[1]', '{"jsonrpc":"1.0","id":1,"method":"ping"}']) {
+      for (const raw of ['null', '42', '"text"', '{}', '{"jsonrpc":"1.0","id":1,"method":"ping"}']) {
         const res = await mcpPost(server.issuer, undefined, { raw });
         expect(res.status, raw).toBeGreaterThanOrEqual(400);
         expect(res.status, raw).toBeLessThan(500);
         expect((res.json as { error?: { code?: unknown } } | undefined)?.error?.code, `${raw}: ${res.text}`).toEqual(expect.any(Number));
         noChallenge(res);
       }
-      // An empty batch holds no request, so there is nothing to answer; the SDK's transport accepts it (202).
-      const empty = await mcpPost(server.issuer, undefined, { raw: '[]' });
-      expect(empty.status).toBeLessThan(500);
-      noChallenge(empty);
+    });
+
+    it('a JSON-RPC batch is refused whole, 400 -32600, whatever it holds: one request is one message', async () => {
+      const lists = Array.from({ length: 100 }, () => rpc('tools/list'));
+      for (const body of [lists, [rpc('tools/list')], [toolCall('list_courses'), toolCall('list_students')], [], [1]]) {
+        const res = await mcpPost(server.issuer, body);
+        expectJsonRpcError(res, 400, -32600);
+        expect((res.json as { error: { message: string } }).error.message).toBe('Invalid Request: JSON-RPC batches are not accepted; send one message per request');
+        // Nothing ran: the answer is the one error, a few hundred bytes, not a hundred lists.
+        expect(res.text.length).toBeLessThan(300);
+        noChallenge(res);
+      }
+      // A signed-in caller's batch is refused the same way.
+      const signedIn = await mcpPost(server.issuer, lists, { authorization: 'Bearer lyc_at_unknown' });
+      expectJsonRpcError(signedIn, 400, -32600);
     });
 
     it('an unknown method is JSON-RPC error -32601, not 5xx', async () => {

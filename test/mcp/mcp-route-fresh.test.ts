@@ -41,7 +41,7 @@ describe('/mcp routes', () => {
       const notJson = await mcpPost(server.issuer, null, { raw: '{bad', headers: { 'x-forwarded-for': '10.0.0.1' } });
       expect({ status: notJson.status, body: notJson.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } } });
       // JSON that is no message at all reaches the SDK, which refuses it; nothing needs a scope.
-      const nothing = await mcpPost(server.issuer, null, { raw: '[null]', headers: { 'x-forwarded-for': '10.0.0.2' } });
+      const nothing = await mcpPost(server.issuer, null, { raw: 'null', headers: { 'x-forwarded-for': '10.0.0.2' } });
       expect({ status: nothing.status, body: nothing.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' } } });
       // Only tools/call names a tool: a prompt of the same name needs no scope (and does not exist).
       const prompt = await mcpPost(server.issuer, rpc('prompts/get', { name: 'get_my_account' }), { headers: { 'x-forwarded-for': '10.0.0.3' } });

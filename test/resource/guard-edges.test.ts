@@ -42,23 +42,24 @@ describe.each(STORE_KINDS)('bearer guard edges (%s)', (kind) => {
   it('names every scope a request needs, plural, space-separated (RFC 6750 §3: scope is a space-delimited list)', async () => {
     const server = await startFlowServer(kind);
     try {
-      const batch = [toolCall('get_analytics'), toolCall('list_students')];
-      const anonymous = await mcpPost(server.issuer, batch);
+      // One call whose tool needs four scopes.
+      const call = toolCall('get_school_summary');
+      const anonymous = await mcpPost(server.issuer, call);
       const prm = `${server.issuer}/.well-known/oauth-protected-resource/mcp`;
       expect(anonymous.status).toBe(401);
       // Spec "Authentication" 7: a tokenless request gets no challenge, only the body.
       expect(anonymous.headers.get('www-authenticate')).toBeNull();
       expect(anonymous.json).toEqual({
         error: 'invalid_request',
-        error_description: `This operation needs a Bearer access token with analytics:read students:read; see ${prm}`,
+        error_description: `This operation needs a Bearer access token with courses:read students:read orders:read events:read; see ${prm}`,
       });
       const { tokens } = await obtainTokens(server, { scope: 'courses:read' });
-      const weak = await mcpPost(server.issuer, batch, { authorization: `Bearer ${tokens.access_token}` });
-      const description = 'This operation needs the scopes analytics:read students:read';
+      const weak = await mcpPost(server.issuer, call, { authorization: `Bearer ${tokens.access_token}` });
+      const description = 'This operation needs the scopes courses:read students:read orders:read events:read';
       expect(weak.status).toBe(403);
       expect(weak.json).toEqual({ error: 'insufficient_scope', error_description: description });
       expect(weak.headers.get('www-authenticate')).toBe(
-        `Bearer error="insufficient_scope", scope="analytics:read students:read", error_description="${description}", resource_metadata="${prm}"`,
+        `Bearer error="insufficient_scope", scope="courses:read students:read orders:read events:read", error_description="${description}", resource_metadata="${prm}"`,
       );
     } finally {
       await server.stop();
