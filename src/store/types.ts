@@ -429,6 +429,8 @@ export type AttemptOutcome =
 export interface WebhookStore {
   create(subscription: WebhookSubscription): Promise<void>;
   find(id: string): Promise<WebhookSubscription | undefined>;
+  /** How many subscriptions there are, enabled or not. */
+  count(): Promise<number>;
   /** Oldest first, after the (created_at, id) cursor. */
   list(limit: number, after?: [number, string]): Promise<{ rows: WebhookSubscription[]; next?: [number, string] }>;
   /** Contract: changes the named fields; enabling clears the reason and the failure count. Undefined for an unknown id. */

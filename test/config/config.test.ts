@@ -139,6 +139,7 @@ const EXAMPLES: Record<string, Example> = {
   WEBHOOK_DISABLE_AFTER_FAILURES: { valid: '3', read: (c) => c.webhooks.disableAfter, expected: 3, invalid: ['0', '1001', 'x'] },
   WEBHOOK_POLL_INTERVAL_MS: { valid: '250', read: (c) => c.webhooks.pollIntervalMs, expected: 250, invalid: ['9', '600001'] },
   WEBHOOK_LOG_DAYS: { valid: '7', read: (c) => c.webhooks.logDays, expected: 7, invalid: ['0', '3651'] },
+  WEBHOOK_MAX_SUBSCRIPTIONS: { valid: '5', read: (c) => c.webhooks.maxSubscriptions, expected: 5, invalid: ['0', '10001', 'x'] },
   WEBHOOK_ALLOW_HOSTS: { valid: 'hooks.internal, 10.0.0.5,[fd00::1]', read: (c) => c.webhooks.allowHosts, expected: ['hooks.internal', '10.0.0.5', 'fd00::1'], invalid: ['a b', 'http://x', 'x/y', 'Hooks.Internal', 'x:80'] },
 };
 
@@ -208,6 +209,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   WEBHOOK_DISABLE_AFTER_FAILURES: [1, 1000],
   WEBHOOK_POLL_INTERVAL_MS: [10, 600_000],
   WEBHOOK_LOG_DAYS: [1, 3650],
+  WEBHOOK_MAX_SUBSCRIPTIONS: [1, 10_000],
 };
 
 describe('whole-number settings', () => {

@@ -240,3 +240,29 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     ].sort());
   });
 });
+
+describe.each(STORE_KINDS)('the number of webhook subscriptions (%s)', (kind) => {
+  let server: FlowServer;
+  let token: (scope: string) => Promise<string>;
+
+  beforeAll(async () => {
+    server = await startFlowServer(kind, { WEBHOOK_MAX_SUBSCRIPTIONS: '2', WEBHOOK_POLL_INTERVAL_MS: '600000' });
+    token = tokenSource(server);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('is capped by WEBHOOK_MAX_SUBSCRIPTIONS: one more is 409 and stores nothing; a delete makes room', async () => {
+    const t = await token('school:write courses:read');
+    const create = () => api(server.issuer, 'POST', '/webhooks', { token: t, body: { url: 'http://127.0.0.1:9/hooks', events: ['course.published'] } });
+    const first = await create();
+    expect((await create()).status).toBe(201);
+    const third = await create();
+    expectError(third, 409, 'conflict');
+    expect(third.json.error_description).toBe('The school already has 2 webhook subscriptions, the most this server allows (WEBHOOK_MAX_SUBSCRIPTIONS); delete one first');
+    expect((await api(server.issuer, 'GET', '/webhooks', { token: t })).data).toHaveLength(2);
+    expect((await api(server.issuer, 'DELETE', `/webhooks/${String(first.json.id)}`, { token: t })).status).toBe(204);
+    expect((await create()).status).toBe(201);
+  });
+});

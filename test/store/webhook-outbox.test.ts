@@ -89,3 +89,33 @@ describe.each(STORE_KINDS)('webhook outbox (%s)', (kind) => {
     expect(again.every((c) => c.attempt === 2)).toBe(true);
   });
 });
+
+describe.each(STORE_KINDS)('webhook fan-out to many subscriptions (%s)', (kind) => {
+  let store: Store;
+  // More than one INSERT of delivery rows can bind on either database (SQLite refused 2,521, PostgreSQL 5,042).
+  const N = 5100;
+
+  beforeAll(async () => {
+    store = openStore(databaseConfig(await freshDatabaseUrl(kind)));
+    await store.migrate();
+    for (let i = 0; i < N; i++) await store.webhooks.create(subscription(['student.created'], { createdAt: T0 + i }));
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('counts every subscription', async () => {
+    expect(await store.webhooks.count()).toBe(N);
+  });
+
+  it('a change whose event every subscription wants is stored, with one delivery for each', async () => {
+    const row = student();
+    const e = event('student.created');
+    await store.records.insert('students', row, [e]);
+    expect(await store.records.get('students', String(row.id))).toBeDefined();
+    const claimed = await store.webhooks.claimDue(T0 + 1, T0 + 2, N + 10);
+    expect(claimed).toHaveLength(N);
+    expect(new Set(claimed.map((c) => c.subscription.id)).size).toBe(N);
+    expect(claimed.every((c) => c.eventId === e.id)).toBe(true);
+  });
+});

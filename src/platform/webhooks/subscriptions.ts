@@ -140,9 +140,22 @@ export class WebhookService {
     return events;
   }
 
+  /**
+   * A school has at most WEBHOOK_MAX_SUBSCRIPTIONS: every event is fanned out
+   * to its subscriptions inside the write that caused it, so their number is
+   * a cost of every such write. Two creates racing at the limit may both pass.
+   */
+  private async checkRoom(): Promise<void> {
+    const max = this.deps.config.webhooks.maxSubscriptions;
+    if ((await this.deps.store.webhooks.count()) >= max) {
+      throw new PlatformError('conflict', `The school already has ${max} webhook subscriptions, the most this server allows (WEBHOOK_MAX_SUBSCRIPTIONS); delete one first`);
+    }
+  }
+
   /** Creates a subscription; the answer holds the secret, which is never shown again. */
   async create(input: SubscriptionInput, writer: SubscriptionWriter): Promise<Record<string, unknown>> {
     const events = await this.check(input, writer);
+    await this.checkRoom();
     // Standard Webhooks: a secret of 24 to 64 random bytes, base64, prefixed whsec_.
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const now = this.deps.now();

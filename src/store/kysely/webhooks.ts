@@ -83,6 +83,10 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
       const r = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
       return r ? toSubscription(r) : undefined;
     },
+    async count() {
+      const r = await db.selectFrom('webhook_subscriptions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
     async list(limit, after) {
       let q = db.selectFrom('webhook_subscriptions').selectAll().orderBy('created_at').orderBy('id').limit(limit + 1);
       if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '>', after[1])])]));
