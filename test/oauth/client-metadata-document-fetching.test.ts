@@ -266,7 +266,7 @@ describe.each(STORE_KINDS)('fetching client metadata documents (%s)', (kind) => 
       const page = await authorize(slow, url);
       expect(Date.now() - started).toBeLessThan(2500);
       expect(page.status).toBe(400);
-      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: it did not arrive in time.`));
+      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: it could not be fetched.`));
     } finally {
       await slow.stop();
     }
@@ -280,15 +280,33 @@ describe('the address check and the rate per host (sqlite)', () => {
       const { path, url } = serveDocument('private');
       const page = await authorize(server, url);
       expect(page.status).toBe(400);
-      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: its host is not on the public internet.`));
+      expect(page.html).toContain(alert(`The client metadata document at ${url} cannot be used: it could not be fetched.`));
       expect(page.html).toContain('Error code: <code>invalid_client</code>.');
       // The same for the address written as an IP literal.
       const literal = url.replace('localhost', '127.0.0.1');
-      expect((await authorize(server, literal)).html).toContain(alert(`The client metadata document at ${literal} cannot be used: its host is not on the public internet.`));
+      expect((await authorize(server, literal)).html).toContain(alert(`The client metadata document at ${literal} cannot be used: it could not be fetched.`));
       // And as an IPv4-mapped IPv6 literal.
       const mapped = url.replace('localhost', '[::ffff:7f00:1]');
-      expect((await authorize(server, mapped)).html).toContain(alert(`The client metadata document at ${mapped} cannot be used: its host is not on the public internet.`));
+      expect((await authorize(server, mapped)).html).toContain(alert(`The client metadata document at ${mapped} cannot be used: it could not be fetched.`));
       expect(docs.hits(path)).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('says the same of a host that resolves privately and one that does not resolve: the page maps no internal name', async () => {
+    const server = await startFlowServer('sqlite', {}, { extraCa: TEST_CA });
+    try {
+      const { url } = serveDocument('oracle');
+      const privateName = url;
+      const unresolvable = url.replace('localhost', 'no-such-host.invalid');
+      const pages = [await authorize(server, privateName), await authorize(server, unresolvable)];
+      for (const [page, id] of [[pages[0]!, privateName], [pages[1]!, unresolvable]] as const) {
+        expect(page.status).toBe(400);
+        expect(page.html).toContain(alert(`The client metadata document at ${id} cannot be used: it could not be fetched.`));
+      }
+      // Nothing else on the two pages tells them apart.
+      expect(pages[0]!.html.replaceAll(privateName, 'URL')).toBe(pages[1]!.html.replaceAll(unresolvable, 'URL'));
     } finally {
       await server.stop();
     }
@@ -368,7 +386,7 @@ describe('what the log says of a document that cannot be used (sqlite)', () => {
       what: 'an address that is not public',
       serve: () => {},
       clientId: (url) => url.replace('localhost', '127.0.0.1'),
-      why: 'its host is not on the public internet',
+      why: 'it could not be fetched',
       detail: 'forbidden_address: 127.0.0.1 resolves to an address that is not public',
     },
     {

@@ -167,6 +167,18 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     expectError(await create({ url: `https://93.184.215.14/${'a'.repeat(2000)}`, events: ['student.created'] }), 400, 'invalid_request');
   });
 
+  it('says the same of a host that resolves privately and one that does not resolve: the answer maps no internal name', async () => {
+    const answers = [];
+    for (const url of ['https://localhost/hooks', 'https://no-such-host.invalid/hooks', 'https://10.0.0.7/hooks', 'http://no-such-host.invalid/hooks']) {
+      const res = await create({ url, events: ['student.created'] });
+      expectError(res, 400, 'invalid_request');
+      answers.push(res.json.error_description);
+    }
+    expect(new Set(answers)).toEqual(new Set(['url: no receiver can be used at this address (receivers must be https at a public address, or http on loopback)']));
+    // What is wrong with the URL as written is still said.
+    expect((await create({ url: 'ftp://127.0.0.1/x', events: ['student.created'] })).json.error_description).toBe('url: only https, or http to a loopback address (receivers must be https at a public address, or http on loopback)');
+  });
+
   it('PATCH changes the events and the enabled flag; a private URL is refused there too', async () => {
     const created = await create({ url: RECEIVER, events: ['student.created'] });
     const id = String(created.json.id);

@@ -23,12 +23,20 @@ type Entry =
   /** The fetch failed or the document was refused: remembered briefly, the reason kept to say again. */
   | { kind: 'failure'; description: string; detail: string; expiresAt: number };
 
+/**
+ * What the page says of a failed fetch. A host that resolves to a private
+ * address, one that does not resolve and one that does not answer all read
+ * alike: anyone may open the authorization page with a client_id of their
+ * choice, and different words would let them map the names of the
+ * server's own network. The reason goes to the log.
+ */
+const UNREACHABLE = 'it could not be fetched';
 const WHY: Record<OutboundFailure, string> = {
   invalid_url: 'its URL cannot be fetched',
-  forbidden_address: 'its host is not on the public internet',
-  timeout: 'it did not arrive in time',
+  forbidden_address: UNREACHABLE,
+  timeout: UNREACHABLE,
   too_large: 'it is too large',
-  network: 'it could not be fetched',
+  network: UNREACHABLE,
 };
 
 /**

@@ -103,8 +103,12 @@ export class WebhookService {
     try {
       await checkOutboundTarget(url, { timeoutMs, allowHosts: new Set(allowHosts), allowHttp: 'loopback' });
     } catch (err) {
-      if (err instanceof OutboundError) throw new PlatformError('invalid_request', `url: ${err.message} (receivers must be https at a public address, or http on loopback)`);
-      throw err;
+      if (!(err instanceof OutboundError)) throw err;
+      // What is wrong with the URL as written is said; what its host resolves to, or whether it
+      // resolves at all, is not (that would map the names of the server's own network). The
+      // reason goes to the log.
+      const why = err.reason === 'invalid_url' ? err.message : 'no receiver can be used at this address';
+      throw new PlatformError('invalid_request', `url: ${why} (receivers must be https at a public address, or http on loopback)`).withDetail(`${err.reason}: ${err.message}`);
     }
   }
 
