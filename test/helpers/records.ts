@@ -56,9 +56,10 @@ export async function api(issuer: string, method: string, path: string, call: Ap
  * user signs in once per session (sign-in is rate limited) and then only
  * approves. The granted scope must be the requested one.
  */
-export function tokenSource(server: FlowServer, user: FlowServer['user'] = server.user, sessions = 3): (scope: string) => Promise<string> {
+export function tokenSource(server: FlowServer, user: FlowServer['user'] = server.user, sessions = 3, sharedClient?: Promise<RegisteredClient>): (scope: string) => Promise<string> {
   const cache = new Map<string, Promise<string>>();
-  let client: Promise<RegisteredClient> | undefined;
+  // One client of its own unless given one to share with another user's tokens.
+  let client: Promise<RegisteredClient> | undefined = sharedClient;
   // Authorizations within one session run one at a time: they share its session and CSRF cookies.
   const agents = Array.from({ length: sessions }, () => ({ agent: new UserAgent(server.issuer), queue: Promise.resolve() as Promise<unknown> }));
   let next = 0;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeOnce } from '../../src/cli/purge.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { ALL_SCOPES, marker, startRecordsServer, tokenSource, type RecordsServer } from '../helpers/records.ts';
-import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
+import { registerClient, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -117,6 +117,26 @@ describe.each(STORE_KINDS)('Idempotency-Key on %s', (kind) => {
     expect(theirs.headers.get('idempotency-replayed')).toBeNull();
     expect(JSON.parse(theirs.text).id).not.toBe(JSON.parse(mine.text).id);
     expect(await coursesCalled(title)).toBe(2);
+  });
+
+  it('keys are per person too: two people of one app sending the same key and body each get their own record and secret', async () => {
+    // The app is one client; its two users are the owner and an admin of the school.
+    const app = registerClient(r.server.issuer);
+    const admin = await r.server.addUser('admin');
+    const [ownerToken, adminToken] = await Promise.all([tokenSource(r.server, r.server.user, 1, app)('school:write courses:read'), tokenSource(r.server, admin, 1, app)('school:write courses:read')]);
+    const key = `key-${marker()}`;
+    const body = { url: 'http://127.0.0.1:9/crm', events: ['course.published'] };
+    const mine = await post(r.server.issuer, '/webhooks', ownerToken, body, key);
+    const theirs = await post(r.server.issuer, '/webhooks', adminToken, body, key);
+    expect(mine.status, mine.text).toBe(201);
+    expect(theirs.status, theirs.text).toBe(201);
+    expect(theirs.headers.get('idempotency-replayed')).toBeNull();
+    const [a, b] = [JSON.parse(mine.text), JSON.parse(theirs.text)] as { id: string; secret: string }[];
+    expect(b!.id).not.toBe(a!.id);
+    expect(b!.secret).not.toBe(a!.secret);
+    // Each person's retry replays their own answer.
+    expect((await post(r.server.issuer, '/webhooks', adminToken, body, key)).text).toBe(theirs.text);
+    expect((await post(r.server.issuer, '/webhooks', ownerToken, body, key)).text).toBe(mine.text);
   });
 
   it('keys are per path: the same key on another area is another request', async () => {
