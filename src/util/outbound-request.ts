@@ -57,11 +57,17 @@ export interface OutboundResponse {
  * Only globally routable unicast addresses are public: ipaddr.js names every
  * special-use range (loopback, private, link-local, multicast, unspecified,
  * carrier-grade NAT, documentation, 6to4, Teredo, NAT64, unique-local...) and
- * reads IPv4-mapped IPv6 addresses as the IPv4 address they carry.
+ * reads IPv4-mapped IPv6 addresses as the IPv4 address they carry. It names
+ * no range for the rest of the reserved IPv6 space, so an IPv6 address must
+ * also lie in 2000::/3, the only block IANA allocates as global unicast (RFC
+ * 4291 §2.4); IPv4-compatible forms such as ::127.0.0.1 or ::169.254.169.254
+ * lie outside it.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(ipaddr.IPv6.parseCIDR('2000::/3'));
 }
 
 function isLoopbackAddress(address: string): boolean {

@@ -285,9 +285,11 @@ describe('the address check and the rate per host (sqlite)', () => {
       // The same for the address written as an IP literal.
       const literal = url.replace('localhost', '127.0.0.1');
       expect((await authorize(server, literal)).html).toContain(alert(`The client metadata document at ${literal} cannot be used: it could not be fetched.`));
-      // And as an IPv4-mapped IPv6 literal.
-      const mapped = url.replace('localhost', '[::ffff:7f00:1]');
-      expect((await authorize(server, mapped)).html).toContain(alert(`The client metadata document at ${mapped} cannot be used: it could not be fetched.`));
+      // And as IPv6 literals: IPv4-mapped, IPv4-compatible (::127.0.0.1), and reserved outside 2000::/3.
+      for (const host of ['[::ffff:7f00:1]', '[::7f00:1]', '[::1:7f00:1]']) {
+        const v6 = url.replace('localhost', host);
+        expect((await authorize(server, v6)).html, host).toContain(alert(`The client metadata document at ${v6} cannot be used: it could not be fetched.`));
+      }
       expect(docs.hits(path)).toBe(0);
     } finally {
       await server.stop();
@@ -388,6 +390,13 @@ describe('what the log says of a document that cannot be used (sqlite)', () => {
       clientId: (url) => url.replace('localhost', '127.0.0.1'),
       why: 'it could not be fetched',
       detail: 'forbidden_address: 127.0.0.1 resolves to an address that is not public',
+    },
+    {
+      what: 'an IPv4-compatible IPv6 literal of a loopback address',
+      serve: () => {},
+      clientId: (url) => url.replace('localhost', '[::7f00:1]'),
+      why: 'it could not be fetched',
+      detail: 'forbidden_address: ::7f00:1 resolves to an address that is not public',
     },
     {
       what: 'a redirect',

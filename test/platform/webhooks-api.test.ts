@@ -153,7 +153,7 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
   });
 
   it('receivers: https public or http loopback; private addresses refused unless allowed; long URLs refused', async () => {
-    for (const url of ['https://10.0.0.7/hooks', 'https://192.168.1.1/hooks', 'https://[::1]/hooks', 'https://169.254.169.254/latest', 'http://93.184.215.14/hooks', 'ftp://127.0.0.1/x', 'not a url', 'https://user:pw@93.184.215.14/x']) {
+    for (const url of ['https://10.0.0.7/hooks', 'https://192.168.1.1/hooks', 'https://[::1]/hooks', 'https://169.254.169.254/latest', 'http://93.184.215.14/hooks', 'ftp://127.0.0.1/x', 'not a url', 'https://user:pw@93.184.215.14/x', 'https://[::127.0.0.1]/hooks', 'https://[::169.254.169.254]/latest', 'https://[::1:7f00:1]/hooks']) {
       const res = await create({ url, events: ['student.created'] });
       expect(res.status, url).toBe(400);
       expect(res.json.error, url).toBe('invalid_request');

@@ -58,6 +58,13 @@ describe('which addresses are public', () => {
     ['::ffff:93.184.216.34', true],
     ['64:ff9b::a00:1', false],
     ['2002:7f00:1::', false],
+    // Outside 2000::/3, the only global unicast block: IPv4-compatible and other reserved forms.
+    ['::127.0.0.1', false],
+    ['::169.254.169.254', false],
+    ['::1:7f00:1', false],
+    ['100::1', false],
+    ['4000::1', false],
+    ['2001:4860:4860::8888', true],
     ['not an address', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
