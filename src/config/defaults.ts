@@ -83,6 +83,7 @@ export const SETTINGS = [
   { name: 'WEBHOOK_POLL_INTERVAL_MS', default: '1000', parse: int({ min: 10, max: 600_000 }), description: 'How often each instance looks for webhook deliveries that are due, in ms (an idle look is one read).' },
   { name: 'WEBHOOK_LOG_DAYS', default: '30', parse: int({ min: 1, max: 3650 }), description: 'How long finished webhook deliveries (succeeded or failed) stay in the delivery log before the background purge deletes them, with their events, in days.' },
   { name: 'WEBHOOK_MAX_SUBSCRIPTIONS', default: '100', parse: int({ min: 1, max: 10_000 }), description: 'The most webhook subscriptions a school may have; creating one more answers 409 conflict. Every event fans out to each subscription that asked for it in the transaction of the change that caused it.' },
+  { name: 'WEBHOOK_HTTP_LOOPBACK', default: unset('(true when PUBLIC_URL is http, false when it is https)'), parse: bool(), description: 'true: webhook receivers may be plain http on a loopback address (a receiver under development on this machine); false: https only. A deployment served over https sends nothing in clear unless this says so.' },
   { name: 'WEBHOOK_ALLOW_HOSTS', default: unset('(none: only receivers at public addresses, or plain http on loopback)'), parse: hostNames, description: 'Host names or IP addresses that webhook receivers may use although they resolve to private addresses (an internal service). Others must resolve to public addresses only; plain http goes only to loopback.' },
 ] as const satisfies readonly Setting[];
 

@@ -56,7 +56,7 @@ export interface Config {
   /** The Prometheus listener (GET /metrics), off the public port; port 0: none. */
   metrics: { port: number; host: string };
   /** Webhook delivery (docs/configuration.md WEBHOOK_*): retry waits in ms, the receiver's timeout, failures before disabling, the poll interval, days the delivery log is kept, hosts exempt from the public-address check. */
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; disableAfter: number; pollIntervalMs: number; logDays: number; maxSubscriptions: number; allowHosts: string[] };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; disableAfter: number; pollIntervalMs: number; logDays: number; maxSubscriptions: number; allowHttp: 'never' | 'loopback'; allowHosts: string[] };
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -154,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       logDays: e.WEBHOOK_LOG_DAYS,
       maxSubscriptions: e.WEBHOOK_MAX_SUBSCRIPTIONS,
+      allowHttp: (e.WEBHOOK_HTTP_LOOPBACK ?? new URL(issuer).protocol === 'http:') ? 'loopback' : 'never',
       // The address check compares host names without an IPv6 literal's brackets.
       allowHosts: (e.WEBHOOK_ALLOW_HOSTS ?? []).map((h) => h.replace(/^\[(.*)\]$/, '$1')),
     },

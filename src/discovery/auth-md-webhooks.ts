@@ -29,7 +29,7 @@ export function webhooksSection(config: Pick<Config, 'webhooks'>): string {
       `Answer 2xx within ${wait(w.timeoutMs)} to accept; anything else is a failed attempt, retried after ${w.retryScheduleMs.map(wait).join(', ')} (each up to a tenth longer); then the delivery is failed.`,
       `Delivery is at least once: after a crash an event may arrive twice with the same \`webhook-id\`. Order is not guaranteed.`,
       `After ${w.disableAfter} deliveries in a row have failed every attempt, the subscription is disabled (\`enabled\` false, \`disabled_reason\` says why); \`PATCH\` \`{"enabled": true}\` turns it back on, and events that happen while it is disabled are not kept for it.`,
-      'Receivers must be https at a public address, or plain http on a loopback address; private addresses are refused unless the operator allows the host (WEBHOOK_ALLOW_HOSTS). Redirects are not followed.',
+      `Receivers must be https at a public address${w.allowHttp === 'loopback' ? ', or plain http on a loopback address (this server allows it: WEBHOOK_HTTP_LOOPBACK)' : ' (plain http is refused, even on loopback: WEBHOOK_HTTP_LOOPBACK)'}; private addresses are refused unless the operator allows the host (WEBHOOK_ALLOW_HOSTS), and every failure to reach a host reads alike. Redirects are not followed.`,
     ]),
   ].join('\n\n');
 }

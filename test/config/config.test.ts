@@ -140,6 +140,7 @@ const EXAMPLES: Record<string, Example> = {
   WEBHOOK_POLL_INTERVAL_MS: { valid: '250', read: (c) => c.webhooks.pollIntervalMs, expected: 250, invalid: ['9', '600001'] },
   WEBHOOK_LOG_DAYS: { valid: '7', read: (c) => c.webhooks.logDays, expected: 7, invalid: ['0', '3651'] },
   WEBHOOK_MAX_SUBSCRIPTIONS: { valid: '5', read: (c) => c.webhooks.maxSubscriptions, expected: 5, invalid: ['0', '10001', 'x'] },
+  WEBHOOK_HTTP_LOOPBACK: { valid: 'false', read: (c) => c.webhooks.allowHttp, expected: 'never', invalid: ['yes', '1'] },
   WEBHOOK_ALLOW_HOSTS: { valid: 'hooks.internal, 10.0.0.5,[fd00::1]', read: (c) => c.webhooks.allowHosts, expected: ['hooks.internal', '10.0.0.5', 'fd00::1'], invalid: ['a b', 'http://x', 'x/y', 'Hooks.Internal', 'x:80'] },
 };
 
@@ -337,6 +338,14 @@ describe('defaults', () => {
   it.each(documented)('%s: an empty value counts as unset', (env) => {
     expect(loadConfig({ [env]: '' })).toEqual(loadConfig({}));
     expect(loadConfig({ [env]: undefined })).toEqual(loadConfig({}));
+  });
+
+  it('plain http webhook receivers on loopback follow PUBLIC_URL unless WEBHOOK_HTTP_LOOPBACK says otherwise', () => {
+    expect(loadConfig({}).webhooks.allowHttp).toBe('loopback');
+    const https = { PUBLIC_URL: 'https://school.example', KEYS_SECRET };
+    expect(loadConfig(https).webhooks.allowHttp).toBe('never');
+    expect(loadConfig({ ...https, WEBHOOK_HTTP_LOOPBACK: 'true' }).webhooks.allowHttp).toBe('loopback');
+    expect(loadConfig({ WEBHOOK_HTTP_LOOPBACK: 'false' }).webhooks.allowHttp).toBe('never');
   });
 
   it('the default PUBLIC_URL follows PORT, as an origin', () => {

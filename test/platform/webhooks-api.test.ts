@@ -253,6 +253,26 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
   });
 });
 
+describe.each(STORE_KINDS)('plain http receivers with WEBHOOK_HTTP_LOOPBACK=false, as on an https deployment (%s)', (kind) => {
+  let server: FlowServer;
+
+  beforeAll(async () => {
+    server = await startFlowServer(kind, { WEBHOOK_HTTP_LOOPBACK: 'false', WEBHOOK_POLL_INTERVAL_MS: '600000' });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('refuses http even on loopback, and says receivers must be https', async () => {
+    const t = await tokenSource(server)('school:write courses:read');
+    for (const url of ['http://127.0.0.1:8080/hooks', 'http://[::1]:8080/hooks', 'http://localhost:8080/hooks']) {
+      const res = await api(server.issuer, 'POST', '/webhooks', { token: t, body: { url, events: ['course.published'] } });
+      expectError(res, 400, 'invalid_request');
+      expect(res.json.error_description, url).toBe('url: only https (receivers must be https at a public address)');
+    }
+  });
+});
+
 describe.each(STORE_KINDS)('the number of webhook subscriptions (%s)', (kind) => {
   let server: FlowServer;
   let token: (scope: string) => Promise<string>;

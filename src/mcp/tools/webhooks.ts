@@ -61,7 +61,7 @@ export const listWebhooks = defineTool({
 export const createWebhook = defineTool({
   name: 'create_webhook',
   title: 'Create a webhook',
-  description: `Subscribes a receiver URL (https at a public address, or http on loopback) to events: ${WEBHOOK_EVENT_TYPES.map((t) => `${t} (needs ${eventArea(t).readScope})`).join(', ')}. The result holds the signing secret, shown this once: hand it to the receiver to verify webhook-signature (Standard Webhooks).`,
+  description: `Subscribes a receiver URL (https at a public address; http on loopback where the server allows it) to events: ${WEBHOOK_EVENT_TYPES.map((t) => `${t} (needs ${eventArea(t).readScope})`).join(', ')}. The result holds the signing secret, shown this once: hand it to the receiver to verify webhook-signature (Standard Webhooks).`,
   scopes: [WEBHOOK_SCOPE],
   argumentScopes: (args) => eventReadScopes(Array.isArray((args as { events?: unknown } | null | undefined)?.events) ? (args as { events: unknown[] }).events : []),
   readOnly: false,

@@ -14,7 +14,7 @@ const EVENT_LIST = WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (needs ${event
  * so that an unknown one is refused with its name (400 invalid_request).
  */
 const EVENTS = { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', maxLength: 100 }, description: `Event types to receive. ${EVENT_LIST}` };
-const URL_FIELD = { type: 'string', minLength: 1, maxLength: WEBHOOK_URL_MAX, description: 'Receiver: https at a public address (or a host of WEBHOOK_ALLOW_HOSTS), or http on loopback' };
+const URL_FIELD = { type: 'string', minLength: 1, maxLength: WEBHOOK_URL_MAX, description: 'Receiver: https at a public address (or a host of WEBHOOK_ALLOW_HOSTS), or http on loopback where WEBHOOK_HTTP_LOOPBACK allows it' };
 const DESCRIPTION = { type: 'string', nullable: true, maxLength: 500, description: 'What the receiver is, for people' };
 
 const SUBSCRIPTION = {

@@ -81,7 +81,7 @@ export class WebhookWorker {
   }
 
   private async deliver(claim: ClaimedDelivery): Promise<void> {
-    const { timeoutMs, allowHosts, retryScheduleMs, disableAfter } = this.settings;
+    const { timeoutMs, allowHosts, allowHttp, retryScheduleMs, disableAfter } = this.settings;
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | undefined;
@@ -105,7 +105,7 @@ export class WebhookWorker {
         timeoutMs,
         maxBytes: MAX_ANSWER_BYTES,
         allowHosts: new Set(allowHosts),
-        allowHttp: 'loopback',
+        allowHttp,
       });
       statusCode = res.status;
       if (res.status < 200 || res.status > 299) error = `the receiver answered ${res.status}`;

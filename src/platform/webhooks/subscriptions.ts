@@ -99,16 +99,17 @@ export class WebhookService {
   constructor(private readonly deps: Deps) {}
 
   private async checkUrl(url: string): Promise<void> {
-    const { timeoutMs, allowHosts } = this.deps.config.webhooks;
+    const { timeoutMs, allowHosts, allowHttp } = this.deps.config.webhooks;
     try {
-      await checkOutboundTarget(url, { timeoutMs, allowHosts: new Set(allowHosts), allowHttp: 'loopback' });
+      await checkOutboundTarget(url, { timeoutMs, allowHosts: new Set(allowHosts), allowHttp });
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
       // What is wrong with the URL as written is said; what its host resolves to, or whether it
       // resolves at all, is not (that would map the names of the server's own network). The
       // reason goes to the log.
       const why = err.reason === 'invalid_url' ? err.message : 'no receiver can be used at this address';
-      throw new PlatformError('invalid_request', `url: ${why} (receivers must be https at a public address, or http on loopback)`).withDetail(`${err.reason}: ${err.message}`);
+      const rule = allowHttp === 'loopback' ? 'receivers must be https at a public address, or http on loopback' : 'receivers must be https at a public address';
+      throw new PlatformError('invalid_request', `url: ${why} (${rule})`).withDetail(`${err.reason}: ${err.message}`);
     }
   }
 
