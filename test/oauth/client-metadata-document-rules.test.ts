@@ -106,6 +106,7 @@ describe('documents refused as invalid_client, each for its one fault', () => {
     { rule: 'a client_name of spaces only', body: (url) => documentFor(url, { client_name: '   ' }), why: 'it needs a client_name of 1 to 200 characters' },
     { rule: 'a client_name of 201 characters', body: (url) => documentFor(url, { client_name: 'n'.repeat(201) }), why: 'it needs a client_name of 1 to 200 characters' },
     { rule: 'a client_name that is not a string', body: (url) => documentFor(url, { client_name: 42 }), why: 'it needs a client_name of 1 to 200 characters' },
+    { rule: 'a client_name that says the school registered it', body: (url) => documentFor(url, { client_name: 'Claude Code (Registered by the school)' }), why: 'its client_name says the app was registered by the school, which only the school says' },
     {
       // The draft: "the client_secret and client_secret_expires_at properties MUST NOT be used".
       rule: 'a client_secret_expires_at without client_secret, method none',

@@ -217,9 +217,19 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
     expect((await approve(started)).status).toBe(303);
     const page = asPage(await started.agent.navigate('/account/apps'));
     const entry = page.html.split('<li class="app">').find((li) => li.includes(selfRegistered))!;
-    expect(entry).toContain('<h2>Self-registered app</h2>');
+    expect(entry).toContain('<h2>Self-registered app</h2>\n<p class="registered-itself">Registered itself; the school has not reviewed it</p>');
     expect(entry).not.toContain('registered-by-school');
     expect(entry).not.toContain('Registered by the school');
+  });
+
+  it('an app that registers itself cannot name itself as registered by the school', async () => {
+    for (const client_name of ['Cursor (Registered by the school)', 'Claude — registered by school', 'Tool REGISTERED  BY THIS SCHOOL', 'Ｒｅｇｉｓｔｅｒｅｄ by the school']) {
+      const res = await fetch(`${server.issuer}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name, redirect_uris: ['http://127.0.0.1/callback'] }) });
+      expect(res.status, client_name).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'client_name must not say the app was registered by the school: only the school registers its own apps' });
+    }
+    // Other names that mention the school are fine.
+    expect((await fetch(`${server.issuer}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'School helper', redirect_uris: ['http://127.0.0.1/callback'] }) })).status).toBe(201);
   });
 
   it('the connected-apps page marks the school’s client, and disconnecting it revokes its tokens', async () => {

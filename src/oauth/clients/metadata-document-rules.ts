@@ -10,6 +10,7 @@ import { formatScope, parseScope } from '../../access/scopes.ts';
 import { AUTHORIZATION_SERVER as AS, isOneOf, type GrantType, type LoopbackHost } from '../../util/authorization-server.ts';
 import { OAuthError } from '../errors.ts';
 import { checkLoopbackRedirectUri, matchRegisteredRedirectUri } from '../loopback.ts';
+import { claimsSchoolRegistration } from './client-name.ts';
 
 const LIMITS = AS.limits;
 
@@ -99,6 +100,7 @@ export function checkMetadataDocument(url: string, body: Buffer, loopbackHosts: 
   if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > LIMITS.metadataString) {
     throw badDocument(url, `it needs a client_name of 1 to ${LIMITS.metadataString} characters`);
   }
+  if (claimsSchoolRegistration(d.client_name)) throw badDocument(url, 'its client_name says the app was registered by the school, which only the school says');
   // The draft: "the token_endpoint_auth_method property MUST NOT include client_secret_post,
   // client_secret_basic, client_secret_jwt, or any other method based around a shared symmetric
   // secret", and "the client_secret and client_secret_expires_at properties MUST NOT be used".

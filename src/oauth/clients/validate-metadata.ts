@@ -2,6 +2,7 @@ import type { Config } from '../../config/index.ts';
 import type { ClientMetadata } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { checkLoopbackRedirectUri } from '../loopback.ts';
+import { claimsSchoolRegistration } from './client-name.ts';
 import { formatScope, parseScope } from '../../access/scopes.ts';
 import { AUTHORIZATION_SERVER as AS, isOneOf, orList, type GrantType, type ResponseType } from '../../util/authorization-server.ts';
 
@@ -96,6 +97,7 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
     application_type: applicationType,
   };
   const name = optionalString(b, 'client_name');
+  if (name !== undefined && claimsSchoolRegistration(name)) throw metadataError('client_name must not say the app was registered by the school: only the school registers its own apps');
   // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
   if (name !== undefined) metadata.client_name = name;
 

@@ -28,7 +28,7 @@ ${
     : html`<ul class="apps">${p.apps.map(
         (a) => html`<li class="app">
 <h2>${a.name}</h2>
-${a.registeredBySchool ? html`<p class="registered-by-school">Registered by the school</p>` : ''}
+${a.registeredBySchool ? html`<p class="registered-by-school">Registered by the school</p>` : html`<p class="registered-itself">Registered itself; the school has not reviewed it</p>`}
 <p class="muted">Client ID <code>${a.clientId}</code> · returns to ${a.redirectHosts.join(', ')} · connected ${date(a.connectedAt)}, last approved ${date(a.updatedAt)}</p>
 <details><summary>What it can do (${a.scopes.length})</summary>
 <ul class="scopes">${a.scopes.map((s) => html`<li>${isScope(s) ? describeScope(s) : s} <code>${s}</code></li>`)}</ul></details>
