@@ -189,6 +189,24 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
       }
     });
 
+    it('an agent cannot turn it off, dry run or not; staff can, through the API', async () => {
+      await setSchool(true);
+      for (const dryRun of [true, false]) {
+        const result = (await mcp.client.callTool({ name: 'update_school_settings', arguments: { mcp_student_pseudonyms: false, dry_run: dryRun } })) as CallResult;
+        expect(result.isError, JSON.stringify(result.content)).toBe(true);
+        expect(result.content[0]!.text).toBe("mcp_student_pseudonyms: an agent cannot turn learner pseudonyms off; the school's staff do that through the API (PATCH /api/v1/school)");
+      }
+      const school = await fetch(`${server.issuer}/api/v1/school`, { headers: { authorization: `Bearer ${token}` } });
+      expect(((await school.json()) as Record<string, unknown>).mcp_student_pseudonyms).toBe(true);
+      // Raising it, or leaving it as it is, stays open to agents.
+      const same = (await mcp.client.callTool({ name: 'update_school_settings', arguments: { mcp_student_pseudonyms: true, dry_run: true } })) as CallResult;
+      expect(same.isError ?? false).toBe(false);
+      await setSchool(false);
+      const raised = (await mcp.client.callTool({ name: 'update_school_settings', arguments: { mcp_student_pseudonyms: true } })) as CallResult;
+      expect(raised.isError ?? false, JSON.stringify(raised.content)).toBe(false);
+      await setSchool(false);
+    });
+
     it('leaves the REST API unaffected', async () => {
       await setSchool(true);
       const res = await fetch(`${server.issuer}/api/v1/students?limit=50`, { headers: { authorization: `Bearer ${token}` } });

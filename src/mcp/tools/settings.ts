@@ -1,3 +1,4 @@
+import { PlatformError } from '../../platform/errors.ts';
 import { AppearanceService, type AppearancePatch } from '../../platform/appearance.ts';
 import { APPEARANCE_PATCH_SCHEMA, APPEARANCE_SCHEMA } from '../../platform/routes/appearance-routes.ts';
 import { SCHOOL_PATCH_SCHEMA, SCHOOL_SCHEMA } from '../../platform/routes/school-routes.ts';
@@ -49,7 +50,13 @@ export const updateSchoolSettings = defineTool({
   output: (zod) => ({ ...propertiesShape(zod, SCHOOL_SCHEMA), dry_run: zod.boolean() }),
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
-    const next = projectSchool(await new SchoolSettingsService(ctx.deps).update(defined(patch) as SchoolPatch, { dryRun: dry === true }), readsSchool(ctx));
+    const service = new SchoolSettingsService(ctx.deps);
+    // Learner pseudonyms are the school's floor for every agent: an agent may raise it, never
+    // lower it for itself and the others. Staff turn it off through the API.
+    if (patch.mcp_student_pseudonyms === false && (await service.read()).mcp_student_pseudonyms === true) {
+      throw new PlatformError('invalid_request', 'mcp_student_pseudonyms: an agent cannot turn learner pseudonyms off; the school\'s staff do that through the API (PATCH /api/v1/school)');
+    }
+    const next = projectSchool(await service.update(defined(patch) as SchoolPatch, { dryRun: dry === true }), readsSchool(ctx));
     return { structured: { ...next, dry_run: dry === true }, text: `${dry ? 'Would store' : 'Stored'}:\n${lines(next)}` };
   },
 });

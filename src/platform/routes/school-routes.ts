@@ -88,5 +88,14 @@ export function registerSchoolRoutes(app: FastifyInstance, deps: Deps): void {
       body: SCHOOL_PATCH_SCHEMA,
       response: { 200: SCHOOL_SCHEMA, ...errorResponses([400, 401, 403]) },
     },
-  }, async (request) => projectSchool(await school.update(request.body as SchoolPatch), canReadSchool(request)));
+  }, async (request) => {
+    const patch = request.body as SchoolPatch;
+    const before = patch.mcp_student_pseudonyms === undefined ? undefined : (await school.read()).mcp_student_pseudonyms;
+    const next = await school.update(patch);
+    // Who changed the privacy floor of every agent, and how, stays on record.
+    if (before !== undefined && before !== next.mcp_student_pseudonyms && request.caller.kind === 'token') {
+      request.log.warn({ event: 'mcp_student_pseudonyms_changed', to: next.mcp_student_pseudonyms, user_id: request.caller.userId, client_id: request.caller.clientId }, 'learner pseudonyms for agents changed');
+    }
+    return projectSchool(next, canReadSchool(request));
+  });
 }
