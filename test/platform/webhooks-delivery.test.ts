@@ -262,4 +262,29 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     const [d] = await until(() => deliveries(id), (l) => l[0]?.status === 'failed');
     expect(d).toMatchObject({ attempts: 3, last_status_code: null, last_error: 'forbidden_address: 10.0.0.1 resolves to an address that is not public' });
   });
+
+  it('a receiver that hangs holds up only its own delivery: the others go on meanwhile', async () => {
+    const slow = await startReceiver();
+    const fast = await startReceiver();
+    slow.answer = () => null;
+    try {
+      const ids: string[] = [];
+      for (const r of [slow, fast]) {
+        const res = await api(server.issuer, 'POST', '/webhooks', { token: await owner(), body: { url: r.url, events: ['student.created'] } });
+        r.secret = String(res.json.secret);
+        ids.push(String(res.json.id));
+        subscriptions.push(String(res.json.id));
+      }
+      await api(server.issuer, 'POST', '/students', { token: await owner(), body: { name: 'First', email: `${marker()}@example.test` } });
+      await slow.waitFor(1);
+      await api(server.issuer, 'POST', '/students', { token: await owner(), body: { name: 'Second', email: `${marker()}@example.test` } });
+      await fast.waitFor(2);
+      // The hanging attempt is still under way (WEBHOOK_TIMEOUT_MS is 2 s): nothing recorded of it yet.
+      const hanging = (await deliveries(ids[0]!)).at(-1);
+      expect(hanging).toMatchObject({ status: 'pending', attempts: 1, last_attempt_at: null });
+    } finally {
+      await slow.close();
+      await fast.close();
+    }
+  });
 });

@@ -27,11 +27,17 @@ export function retryAt(schedule: readonly number[], attempt: number, now: numbe
  * outlasts an attempt (twice the receiver's timeout and a second), so only an
  * instance that died mid-attempt lets one run out, and then another sends it
  * again: at least once.
+ *
+ * Up to BATCH attempts run at once, each on its own: a poll claims only as
+ * many as there are free places and never waits for the attempts it starts,
+ * so one slow receiver holds one place for its timeout, not every delivery
+ * behind it.
  */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private readonly attempts = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: Deps,
@@ -51,6 +57,7 @@ export class WebhookWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.attempts);
   }
 
   private schedule(ms: number): void {
@@ -62,22 +69,30 @@ export class WebhookWorker {
   }
 
   private async poll(): Promise<void> {
-    let full = false;
+    let more = false;
     try {
-      full = (await this.runOnce()) === BATCH;
+      more = await this.claimAndStart();
     } catch (err) {
       if (!this.stopped) this.log.warn({ err, event: 'webhook_poll_failed' }, 'looking for due webhook deliveries failed');
     }
-    // A full batch: more may be due at once.
-    this.schedule(full ? 0 : this.settings.pollIntervalMs);
+    // Every free place was filled: more may be due at once.
+    this.schedule(more ? 0 : this.settings.pollIntervalMs);
   }
 
-  /** Claims and sends what is due; returns how many it sent. */
-  async runOnce(): Promise<number> {
+  /** Claims what is due, as many as there are free places, and starts each attempt; true when every place was filled. */
+  private async claimAndStart(): Promise<boolean> {
+    const free = BATCH - this.attempts.size;
+    if (free <= 0) return false;
     const now = this.deps.now();
-    const claims = await this.deps.store.webhooks.claimDue(now, now + 2 * this.settings.timeoutMs + 1000, BATCH);
-    await Promise.all(claims.map((c) => this.deliver(c)));
-    return claims.length;
+    const claims = await this.deps.store.webhooks.claimDue(now, now + 2 * this.settings.timeoutMs + 1000, free);
+    for (const claim of claims) {
+      const attempt = this.deliver(claim)
+        // Recording the outcome failed (the database): the lease runs out and the delivery is sent again.
+        .catch((err: unknown) => this.log.warn({ err, event: 'webhook_attempt_unrecorded', delivery_id: claim.id }, 'the outcome of a webhook delivery attempt could not be recorded'))
+        .finally(() => this.attempts.delete(attempt));
+      this.attempts.add(attempt);
+    }
+    return claims.length === free;
   }
 
   private async deliver(claim: ClaimedDelivery): Promise<void> {
