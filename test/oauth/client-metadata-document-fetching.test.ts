@@ -14,6 +14,7 @@ import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { AUTHORIZATION_SERVER } from '../../src/util/authorization-server.ts';
+import { fetchBudgetKey } from '../../src/oauth/clients/metadata-document.ts';
 import { asPage, UserAgent } from '../helpers/user-agent.ts';
 
 /** How many documents (and remembered failures) one instance keeps. */
@@ -333,6 +334,34 @@ describe('the address check and the rate per host (sqlite)', () => {
       server.advance(30_000);
       expect((await authorize(server, c.url)).status).toBe(200);
       expect(docs.hits(c.path)).toBe(1);
+      thaw();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('the fetch budget of a registrable domain (sqlite)', () => {
+  it('is keyed by the Public Suffix List, private suffixes included, so each owner of a github.io site has their own', () => {
+    expect(['a.b.example.co.uk', 'example.co.uk', 'example.co.uk.'].map(fetchBudgetKey)).toEqual(['example.co.uk', 'example.co.uk', 'example.co.uk']);
+    expect(['one.github.io', 'docs.one.github.io', 'two.github.io'].map(fetchBudgetKey)).toEqual(['one.github.io', 'one.github.io', 'two.github.io']);
+    expect(['127.0.0.1', '[::1]', 'localhost', 'localhost.'].map(fetchBudgetKey)).toEqual(['127.0.0.1', '[::1]', 'localhost', 'localhost']);
+  });
+
+  it('is shared by its subdomains and its name with a trailing dot: new names earn no new fetches', async () => {
+    const server = await startFlowServer('sqlite', { CIMD_FETCHES_PER_HOST_PER_MINUTE: '2' });
+    try {
+      const thaw = server.freezeClock();
+      // None of these resolve: each fetch fails, and each spends the budget of lyceum-test.example.
+      const id = (host: string) => `https://${host}/client.json`;
+      for (const host of ['a.lyceum-test.example', 'b.lyceum-test.example']) expect((await authorize(server, id(host))).status, host).toBe(400);
+      for (const host of ['c.lyceum-test.example', 'lyceum-test.example.', 'x.y.lyceum-test.example']) {
+        const limited = await authorize(server, id(host));
+        expect(limited.status, host).toBe(429);
+        expect(limited.html).toContain(alert('Lyceum fetched client metadata documents from lyceum-test.example too often just now; try again shortly.'));
+      }
+      // Another registrable domain has a budget of its own.
+      expect((await authorize(server, id('other-test.example'))).status).toBe(400);
       thaw();
     } finally {
       await server.stop();

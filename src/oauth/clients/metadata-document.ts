@@ -12,6 +12,7 @@ import type { ClientDocuments } from '../../deps.ts';
 import type { ClientMetadata } from '../../store/types.ts';
 import { AUTHORIZATION_SERVER as AS, type LoopbackHost } from '../../util/authorization-server.ts';
 import { OutboundError, outboundRequest, type OutboundFailure } from '../../util/outbound-request.ts';
+import { getDomain } from 'tldts';
 import { TokenBuckets } from '../../util/token-buckets.ts';
 import { OAuthError } from '../errors.ts';
 import { checkClientIdUrl, checkMetadataDocument } from './metadata-document-rules.ts';
@@ -55,6 +56,17 @@ export function cacheSeconds(cacheControl: string | undefined): number {
   return Math.min(CACHE.max, Math.max(CACHE.min, Number(maxAge[2])));
 }
 
+/**
+ * Whose budget of fetches a host spends: its registrable domain (the Public
+ * Suffix List's, private suffixes such as github.io included, so each of
+ * their owners has their own), so that `a.example.com`, `b.example.com` and
+ * `example.com.` share one. A host without one (an IP literal, a single
+ * label) is its own.
+ */
+export function fetchBudgetKey(hostname: string): string {
+  return getDomain(hostname, { allowPrivateDomains: true }) ?? hostname.replace(/\.$/, '');
+}
+
 export interface MetadataDocumentSettings {
   settings: Config['clientDocuments'];
   loopbackHosts: readonly LoopbackHost[];
@@ -80,9 +92,10 @@ export class MetadataDocuments implements ClientDocuments {
     // Another request is fetching it: wait for that fetch rather than start a second one.
     // Stryker disable next-line BooleanLiteral: a waiter's copy is the very one the fetching request stores, so storing it again leaves the same row
     if (pending) return { metadata: usable(await pending), fetched: false };
-    const allowed = this.hosts.take(url.hostname, this.options.now());
+    const site = fetchBudgetKey(url.hostname);
+    const allowed = this.hosts.take(site, this.options.now());
     if (!allowed.ok) {
-      const e = new OAuthError('too_many_requests', `Lyceum fetched client metadata documents from ${url.hostname} too often just now; try again shortly.`);
+      const e = new OAuthError('too_many_requests', `Lyceum fetched client metadata documents from ${site} too often just now; try again shortly.`);
       e.headers['retry-after'] = String(Math.ceil(allowed.retryAfterMs / 1000));
       throw e;
     }
