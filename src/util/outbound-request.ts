@@ -4,6 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
+import { Slots } from './slots.ts';
 
 /**
  * Requests the server makes to addresses others chose (a client's metadata
@@ -88,10 +89,20 @@ function parseTarget(raw: string, allowHttp: 'never' | 'loopback'): URL {
   return url;
 }
 
+/**
+ * The system resolver runs on libuv's thread pool (four threads, which
+ * argon2 and file reads share) and a lookup cannot be cancelled: a slow zone
+ * holds its thread until the resolver gives up, whatever our deadline says.
+ * So at most two lookups for URLs that others chose run at once; the rest
+ * wait for a place within their own deadline, and never start once it has
+ * passed.
+ */
+const LOOKUPS = new Slots(2);
+
 /** Resolves the host once and returns the address to connect to, after checking every answer. */
-async function checkedAddress(url: URL, options: Required<Pick<OutboundRequest, 'allowHttp'>> & Pick<OutboundRequest, 'allowHosts'>): Promise<{ address: string; family: number }> {
+async function checkedAddress(url: URL, options: Required<Pick<OutboundRequest, 'allowHttp'>> & Pick<OutboundRequest, 'allowHosts'>, deadline: AbortSignal): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  const answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true }).catch(() => []);
+  const answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await LOOKUPS.run(() => lookup(host, { all: true, verbatim: true }), deadline).catch(() => []);
   if (answers.length === 0) throw new OutboundError('network', `${host} does not resolve`);
   const exempt = options.allowHosts?.has(host) ?? false;
   for (const { address } of answers) {
@@ -113,7 +124,7 @@ export async function checkOutboundTarget(raw: string, request: Pick<OutboundReq
   const url = parseTarget(raw, allowHttp);
   const deadline = AbortSignal.timeout(request.timeoutMs);
   await Promise.race([
-    checkedAddress(url, { allowHttp, ...(request.allowHosts ? { allowHosts: request.allowHosts } : {}) }),
+    checkedAddress(url, { allowHttp, ...(request.allowHosts ? { allowHosts: request.allowHosts } : {}) }, deadline),
     new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new OutboundError('timeout', `${url.hostname} did not resolve within ${request.timeoutMs} ms`)), { once: true })),
   ]);
 }
@@ -124,7 +135,7 @@ export async function outboundRequest(raw: string, request: OutboundRequest): Pr
   const url = parseTarget(raw, allowHttp);
   const deadline = AbortSignal.timeout(request.timeoutMs);
   const target = await Promise.race([
-    checkedAddress(url, { allowHttp, ...(request.allowHosts ? { allowHosts: request.allowHosts } : {}) }),
+    checkedAddress(url, { allowHttp, ...(request.allowHosts ? { allowHosts: request.allowHosts } : {}) }, deadline),
     new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new OutboundError('timeout', `no answer within ${request.timeoutMs} ms`)), { once: true })),
   ]);
   // The HTTP stack "looks up" the host name through this function, which
