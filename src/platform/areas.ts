@@ -377,4 +377,7 @@ export const AREAS = {
 } satisfies Record<string, AreaDef>;
 
 export type AreaName = keyof typeof AREAS;
+
+/** "a course", "an event": the label with its indefinite article, for titles and summaries. */
+export const aLabel = (area: Pick<AreaDef, 'label'>): string => `${/^[aeiou]/i.test(area.label) ? 'an' : 'a'} ${area.label}`;
 export const AREA_LIST: AreaDef[] = Object.values(AREAS);

@@ -152,6 +152,12 @@ describe.each(STORE_KINDS)('MCP tools for every area (%s)', (kind) => {
     expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS, ...OTHER_TOOLS].sort());
   });
 
+  it('titles read as English: "an" before a vowel', () => {
+    const titles = Object.fromEntries(tools.map((t) => [t.name, t.title]));
+    expect(titles).toMatchObject({ update_event: 'Change an event', get_order: 'Get an order', delete_enrollment: 'Delete an enrollment', create_event_attendee: 'Create an event attendee', get_course: 'Get a course' });
+    expect(tools.filter((t) => /\ba [aeiou]/i.test(`${t.title} ${t.description}`)).map((t) => t.name)).toEqual([]);
+  });
+
   it('gives every tool an outputSchema and the hints its kind calls for', () => {
     for (const tool of tools) {
       expect(tool.outputSchema?.type, tool.name).toBe('object');

@@ -106,6 +106,7 @@ describe('/openapi.json of the record routes', () => {
         delete: op('/api/v1/curriculum/sections/{id}', 'delete').operationId,
       }).toEqual({ get: 'getCurriculumSection', post: 'createCurriculumSection', patch: 'updateCurriculumSection', delete: 'deleteCurriculumSection' });
       expect(op('/api/v1/membership-plans/{id}', 'get').summary).toBe('Read a membership plan');
+      expect([op('/api/v1/events/{id}', 'get').summary, op('/api/v1/events/{id}', 'patch').summary, op('/api/v1/orders/{id}', 'get').summary]).toEqual(['Read an event', 'Change an event', 'Read an order']);
 
       // An area without a write scope is read-only.
       expect(Object.keys(paths['/api/v1/orders']!)).toEqual(['get']);

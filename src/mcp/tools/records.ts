@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AREA_LIST, type AreaDef } from '../../platform/areas.ts';
+import { aLabel, AREA_LIST, type AreaDef } from '../../platform/areas.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import type { FieldDef } from '../../platform/fields.ts';
@@ -106,7 +106,7 @@ function getTool(area: AreaDef): ToolDef {
   const key = labelKey(area);
   return defineTool({
     name: `get_${key}`,
-    title: `Get a ${area.label}`,
+    title: `Get ${aLabel(area)}`,
     description: `One ${area.label} by id, every field unless fields names some.${readers(area)}`,
     scopes: area.publicRead ? [] : [area.readScope],
     optionalScopes: area.publicRead ? [area.readScope] : [],
@@ -139,8 +139,8 @@ function createTool(area: AreaDef, scope: NonNullable<AreaDef['writeScope']>): T
   const key = labelKey(area);
   return defineTool({
     name: `create_${key}`,
-    title: `Create a ${area.label}`,
-    description: `Creates a ${area.label} from the given fields, as POST /api/v1${area.path} does. With dry_run true it is checked the same way and shown, not stored.`,
+    title: `Create ${aLabel(area)}`,
+    description: `Creates ${aLabel(area)} from the given fields, as POST /api/v1${area.path} does. With dry_run true it is checked the same way and shown, not stored.`,
     scopes: [scope],
     readOnly: false,
     idempotent: false,
@@ -158,8 +158,8 @@ function updateTool(area: AreaDef, scope: NonNullable<AreaDef['writeScope']>): T
   const key = labelKey(area);
   return defineTool({
     name: `update_${key}`,
-    title: `Change a ${area.label}`,
-    description: `Changes the given fields of a ${area.label} (null clears an optional one), as PATCH /api/v1${area.path}/{id} does. With dry_run true it is checked the same way and the result shown, not stored.`,
+    title: `Change ${aLabel(area)}`,
+    description: `Changes the given fields of ${aLabel(area)} (null clears an optional one), as PATCH /api/v1${area.path}/{id} does. With dry_run true it is checked the same way and the result shown, not stored.`,
     scopes: [scope],
     readOnly: false,
     idempotent: true,
@@ -186,8 +186,8 @@ function deleteTool(area: AreaDef, scope: NonNullable<AreaDef['writeScope']>): T
   const restricts = (area.onDelete?.restrict ?? []).map(([table]) => table.replace(/_/g, ' '));
   return defineTool({
     name: `delete_${labelKey(area)}`,
-    title: `Delete a ${area.label}`,
-    description: `Deletes a ${area.label}${cascades.length ? ` and its ${cascades.join(' and ')}` : ''}, as DELETE /api/v1${area.path}/{id} does${restricts.length ? `; refused while it has ${restricts.join(' or ')}` : ''}. With dry_run true it is checked, not deleted.`,
+    title: `Delete ${aLabel(area)}`,
+    description: `Deletes ${aLabel(area)}${cascades.length ? ` and its ${cascades.join(' and ')}` : ''}, as DELETE /api/v1${area.path}/{id} does${restricts.length ? `; refused while it has ${restricts.join(' or ')}` : ''}. With dry_run true it is checked, not deleted.`,
     scopes: [scope],
     readOnly: false,
     destructive: true,

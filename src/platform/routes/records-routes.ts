@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { errorResponses as errors } from '../../http/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { OAuthError } from '../../oauth/errors.ts';
-import { AREA_LIST, type AreaDef } from '../areas.ts';
+import { aLabel, AREA_LIST, type AreaDef } from '../areas.ts';
 import { createSchema, recordSchema, updateSchema } from '../fields.ts';
 import { RecordService, viewFor } from '../records.ts';
 import { API_PREFIX } from './paths.ts';
@@ -79,7 +79,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
       path: `${base}/:id`,
       operationId: `get${noun}`,
       ...read,
-      schema: { tags, summary: `Read a ${label}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
+      schema: { tags, summary: `Read ${aLabel(area)}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
     }, async (request) => service.get(area, viewOf(area, request), (request.params as { id: string }).id));
 
     if (area.writeScope) {
@@ -89,7 +89,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
         path: base,
         operationId: `create${noun}`,
         ...write,
-        schema: { tags, summary: `Create a ${label}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
+        schema: { tags, summary: `Create ${aLabel(area)}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
       }, async (request, reply) => {
         const created = await service.create(area, request.body as Record<string, unknown>);
         // RFC 9110 §15.3.2: the new resource "is identified by either a Location header field in the response or ...".
@@ -100,14 +100,14 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
         path: `${base}/:id`,
         operationId: `update${noun}`,
         ...write,
-        schema: { tags, summary: `Change a ${label}`, params: idParams, body: updateSchema(area.fields), response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
+        schema: { tags, summary: `Change ${aLabel(area)}`, params: idParams, body: updateSchema(area.fields), response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
       }, async (request) => service.update(area, (request.params as { id: string }).id, request.body as Record<string, unknown>));
       declareRoute(app, deps, {
         method: 'DELETE',
         path: `${base}/:id`,
         operationId: `delete${noun}`,
         ...write,
-        schema: { tags, summary: `Delete a ${label}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404, 409]) } },
+        schema: { tags, summary: `Delete ${aLabel(area)}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404, 409]) } },
       }, async (request, reply) => {
         await service.delete(area, (request.params as { id: string }).id);
         return reply.code(204).send();
