@@ -72,7 +72,7 @@ export const AREAS = {
     fields: {
       course_id: { type: 'ref', ref: 'courses', required: true, description: 'Course it belongs to', public: true, filter: true },
       title: { type: 'string', required: true, description: 'Title', public: true },
-      position: { type: 'integer', description: 'Order within the course (0 first)', public: true, default: 0, max: 10_000 },
+      position: { type: 'integer', description: 'Order within the course (0 first); when absent, after its last section', public: true, default: 0, max: 10_000, orderWithin: 'course_id' },
     },
   },
   lessons: {
@@ -89,7 +89,7 @@ export const AREAS = {
       title: { type: 'string', required: true, description: 'Title', public: true, search: true },
       kind: { type: 'enum', enum: ['video', 'text', 'quiz', 'assignment'], description: 'Kind of lesson', public: true, filter: true, default: 'text' },
       duration_minutes: { type: 'integer', description: 'Expected duration in minutes', public: true, default: 0, max: 10_000 },
-      position: { type: 'integer', description: 'Order within the section (0 first)', public: true, default: 0, max: 10_000 },
+      position: { type: 'integer', description: 'Order within the section (0 first); when absent, after its last lesson', public: true, default: 0, max: 10_000, orderWithin: 'section_id' },
       free_preview: { type: 'boolean', description: 'Open to everyone as a preview', public: true, default: false },
       content: { type: 'text', description: 'Lesson content (Markdown); only for the school, never public' },
     },

@@ -24,6 +24,12 @@ export interface FieldDef {
   ref?: string;
   /** For 'json': the JSON Schema of the value. */
   schema?: Record<string, unknown>;
+  /**
+   * For 'integer': a place among the records that hold the same value of this
+   * field (a section's among its course's); a record created without one goes
+   * after the last of them.
+   */
+  orderWithin?: string;
   default?: unknown;
 }
 

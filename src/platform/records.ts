@@ -205,6 +205,7 @@ export class RecordService {
     const row: Row = { ...this.defaults(area), ...recordToRow(area.fields, input), id: `${area.idPrefix}_${randomBytes(9).toString('base64url')}`, created_at: now, updated_at: now };
     await this.derive(area, row);
     await this.checkReferences(area, row);
+    await this.placeLast(area, row, input);
     const autoSlug = 'slug' in area.fields && !input.slug;
     if (autoSlug) row.slug = slugify(String(row.title ?? row.name ?? row.id));
     // A generated slug that is taken gets a suffix when stored, so only a given one can conflict.
@@ -276,6 +277,20 @@ export class RecordService {
     if (area.name === 'lessons' && typeof row.section_id === 'string') {
       const section = await this.deps.store.records.get('sections', row.section_id);
       if (section) row.course_id = section.course_id;
+    }
+  }
+
+  /**
+   * A record created without its place among its siblings goes after the last
+   * of them, so records created one by one keep the order they were created in.
+   * Two created at the same moment may share a place; the list then orders them by id.
+   */
+  private async placeLast(area: AreaDef, row: Row, input: Record<string, unknown>): Promise<void> {
+    for (const [name, f] of Object.entries(area.fields)) {
+      if (!f.orderWithin || input[name] !== undefined) continue;
+      const siblings = await this.deps.store.records.select(area.name, [name], [[f.orderWithin, '=', row[f.orderWithin]]]);
+      const last = siblings.reduce((max, s) => Math.max(max, Number(s[name])), -1);
+      row[name] = Math.min(last + 1, f.max ?? Number.MAX_SAFE_INTEGER);
     }
   }
 

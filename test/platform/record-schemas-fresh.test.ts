@@ -21,7 +21,7 @@ const LESSON_INPUT = {
   title: { description: 'Title', type: 'string', minLength: 1, maxLength: 200 },
   kind: { description: 'Kind of lesson', nullable: true, type: 'string', enum: ['video', 'text', 'quiz', 'assignment'] },
   duration_minutes: { description: 'Expected duration in minutes', nullable: true, type: 'integer', minimum: 0, maximum: 10000 },
-  position: { description: 'Order within the section (0 first)', nullable: true, type: 'integer', minimum: 0, maximum: 10000 },
+  position: { description: 'Order within the section (0 first); when absent, after its last lesson', nullable: true, type: 'integer', minimum: 0, maximum: 10000 },
   free_preview: { description: 'Open to everyone as a preview', nullable: true, type: 'boolean' },
   content: { description: 'Lesson content (Markdown); only for the school, never public', nullable: true, type: 'string', maxLength: 100000 },
 };
@@ -66,7 +66,7 @@ describe('record schemas in /openapi.json', () => {
           title: { description: 'Title', type: 'string', nullable: false },
           kind: { description: 'Kind of lesson', type: 'string', enum: ['video', 'text', 'quiz', 'assignment'] },
           duration_minutes: { description: 'Expected duration in minutes', type: 'integer' },
-          position: { description: 'Order within the section (0 first)', type: 'integer' },
+          position: { description: 'Order within the section (0 first); when absent, after its last lesson', type: 'integer' },
           free_preview: { description: 'Open to everyone as a preview', type: 'boolean' },
           content: { description: 'Lesson content (Markdown); only for the school, never public', type: 'string', nullable: true },
           ...TIMES,

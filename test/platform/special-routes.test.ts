@@ -304,6 +304,28 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       expectOAuthError(await call('GET', '/courses/crs_unknown/curriculum', { token: t }), 404, 'not_found');
     });
 
+    it('puts a section or lesson created without a position after the last one, in the order they were made', async () => {
+      const course = String((await records.create(AREAS.courses, { title: 'Built in order', status: 'published' })).id);
+      const t = await token('curriculum:write');
+      const made: string[] = [];
+      for (const title of ['Intro', 'Middle', 'End']) {
+        const res = await call('POST', '/curriculum/sections', { token: t, json: { course_id: course, title } });
+        expect(res.status, res.text).toBe(201);
+        made.push(String(res.json.id));
+      }
+      for (const title of ['One', 'Two']) expect((await call('POST', '/curriculum/lessons', { token: t, json: { section_id: made[1], title } })).status).toBe(201);
+      // An explicit position is kept as given, and the next one without goes after it.
+      await call('POST', '/curriculum/lessons', { token: t, json: { section_id: made[1], title: 'Later', position: 5 } });
+      await call('POST', '/curriculum/lessons', { token: t, json: { section_id: made[1], title: 'Last' } });
+      const outline = await call('GET', `/courses/${course}/curriculum`);
+      const secs = outline.json.sections as { id: string; title: string; position: number; lessons: { title: string; position: number }[] }[];
+      expect(secs.map((s) => [s.title, s.position])).toEqual([['Intro', 0], ['Middle', 1], ['End', 2]]);
+      expect(secs[1]!.lessons.map((l) => [l.title, l.position])).toEqual([['One', 0], ['Two', 1], ['Later', 5], ['Last', 6]]);
+      // Another section's lessons start again at 0.
+      const other = await call('POST', '/curriculum/lessons', { token: t, json: { section_id: made[2], title: 'First of End' } });
+      expect(other.json.position).toBe(0);
+    });
+
     it('reorders sections and lessons with curriculum:write', async () => {
       const [s0, s1] = sections as [string, string];
       const body = { sections: [s1, s0], lessons: { [s0]: [...lessons[s0]!].reverse() } };
