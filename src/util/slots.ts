@@ -38,7 +38,8 @@ export class Slots {
         reject(signal.reason);
       };
       this.line.push(turn);
-      signal.addEventListener('abort', leave, { once: true });
+      // A signal aborts once, and a waiter that got its turn has removed this.
+      signal.addEventListener('abort', leave);
     });
   }
 }

@@ -223,7 +223,7 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
   });
 
   it('an app that registers itself cannot name itself as registered by the school', async () => {
-    for (const client_name of ['Cursor (Registered by the school)', 'Claude — registered by school', 'Tool REGISTERED  BY THIS SCHOOL', 'Ｒｅｇｉｓｔｅｒｅｄ by the school']) {
+    for (const client_name of ['Cursor (Registered by the school)', 'Claude — registered by school', 'Tool REGISTERED  BY THIS SCHOOL', 'Ｒｅｇｉｓｔｅｒｅｄ by the school', 'registered by  the school', 'registered by the  school', 'registered by this  school']) {
       const res = await fetch(`${server.issuer}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name, redirect_uris: ['http://127.0.0.1/callback'] }) });
       expect(res.status, client_name).toBe(400);
       expect(await res.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'client_name must not say the app was registered by the school: only the school registers its own apps' });

@@ -59,6 +59,31 @@ describe('Slots', () => {
     await expect(slots.run(held(started, 'x').task, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
   });
 
+  it('a waiter that got its turn is running: its signal aborting later takes no one else out of the line, and it holds its place', async () => {
+    const slots = new Slots(1);
+    const started: string[] = [];
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((n) => held(started, n));
+    const never = new AbortController().signal;
+    const bSignal = new AbortController();
+    const runs = [slots.run(a!.task, never), slots.run(b!.task, bSignal.signal), slots.run(c!.task, never)];
+    a!.release();
+    await tick();
+    expect(started).toEqual(['a', 'b']);
+    bSignal.abort(new Error('late'));
+    // b is running: one at a time, so a new task waits too.
+    const late = slots.run(d!.task, never);
+    await tick();
+    expect(started).toEqual(['a', 'b']);
+    b!.release();
+    await tick();
+    expect(started).toEqual(['a', 'b', 'c']);
+    c!.release();
+    await tick();
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    d!.release();
+    expect(await Promise.all([...runs, late])).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('a task that fails frees its place', async () => {
     const slots = new Slots(1);
     const never = new AbortController().signal;
