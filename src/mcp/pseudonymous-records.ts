@@ -47,12 +47,12 @@ export function pseudonymousPresentation(pseudonyms: Pseudonyms): RecordPresenta
 
 /** The area as the search sees it: learner fields are not searched; a filter on one is refused. */
 function withoutLearnerSearch(area: AreaDef, rule: LearnerRule, params: ListParams): AreaDef {
-  for (const name of Object.keys(params.filters ?? {})) {
-    if (rule.fields.includes(name) && area.fields[name]?.filter) {
+  for (const [name, f] of Object.entries(area.fields)) {
+    if (f.filter && rule.fields.includes(name) && params.filters?.[name] !== undefined) {
       throw new PlatformError('invalid_request', `${area.label} records cannot be filtered by ${name} while learners are shown by pseudonyms`);
     }
   }
-  const fields = Object.fromEntries(Object.entries(area.fields).map(([n, f]) => [n, rule.fields.includes(n) && f.search ? { ...f, search: false } : f]));
+  const fields = Object.fromEntries(Object.entries(area.fields).map(([n, f]) => [n, { ...f, search: f.search === true && !rule.fields.includes(n) }]));
   if (params.q && !Object.values(fields).some((f) => f.search)) {
     throw new PlatformError('invalid_request', `${area.label} records cannot be searched by name or email while learners are shown by pseudonyms`);
   }
@@ -62,7 +62,8 @@ function withoutLearnerSearch(area: AreaDef, rule: LearnerRule, params: ListPara
 /** A pseudonym is what an answer showed, never a learner's real data: it is not stored. */
 function refusePseudonyms(area: AreaDef, input: Record<string, unknown>): void {
   const rule = learnerRule(area.name);
-  for (const name of rule?.fields ?? []) {
+  if (!rule) return;
+  for (const name of rule.fields) {
     if (isPseudonymValue(input[name])) {
       throw new PlatformError('invalid_request', `${name}: "${String(input[name])}" is a pseudonym shown in place of a learner's ${name}, not a value to store; leave the field out to keep the real one`);
     }

@@ -259,8 +259,22 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
       await records.update(AREAS.students, s.id, { notes: s.notes });
     });
 
-    it('refuses a filter on a learner field', async () => {
-      await expect(view().list(AREAS.students, 'full', { filters: { email: students[0]!.email } })).rejects.toSatisfy((e) => e instanceof PlatformError && e.code === 'invalid_request');
+    it('refuses a filter on a learner field, and a search of students, naming why; other filters work', async () => {
+      const refusal = (p: Promise<unknown>) => p.then(() => 'listed', (e: unknown) => (e instanceof PlatformError ? `${e.code}: ${e.description}` : String(e)));
+      expect(await refusal(view().list(AREAS.students, 'full', { filters: { email: students[0]!.email } }))).toBe('invalid_request: student records cannot be filtered by email while learners are shown by pseudonyms');
+      expect(await refusal(view().list(AREAS.students, 'full', { q: 'Adaeze' }))).toBe('invalid_request: student records cannot be searched by name or email while learners are shown by pseudonyms');
+      const active = await view().list(AREAS.students, 'full', { filters: { status: 'active' }, limit: 100 });
+      expect(active.data.map((r) => r.id)).toEqual(expect.arrayContaining(students.map((s) => s.id)));
+    });
+
+    it('searches the other fields of an area with learner data: a comment by its text, never by its author', async () => {
+      const s = students[2]!;
+      const marker = `searchable-${randomBytes(3).toString('hex')}`;
+      const comment = await records.create(AREAS.comments, { target_type: 'course', target_id: 'crs_y', author_name: s.name, student_id: s.id, body: `Text ${marker}` });
+      const found = await view().list(AREAS.comments, 'full', { q: marker });
+      expect(found.data.map((c) => c.id)).toEqual([comment.id]);
+      expect(found.data[0]!.author_name).toMatch(PSEUDONYM_NAME);
+      expect((await view().list(AREAS.comments, 'full', { q: s.name })).data).toEqual([]);
     });
 
     it('shows an event attendee who is a student as that student, and any other attendee by a guest pseudonym', async () => {
