@@ -44,6 +44,7 @@ const SCOPED_TOOLS: Record<string, string> = {
   complete_lesson_for_student: 'students:write',
   complete_my_lesson: 'account:write',
   uncomplete_my_lesson: 'account:write',
+  get_my_progress: 'account:read',
   list_webhooks: 'school:write',
   create_webhook: 'school:write',
   delete_webhook: 'school:write',

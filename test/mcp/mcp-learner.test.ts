@@ -13,7 +13,7 @@ import { UserAgent } from '../helpers/user-agent.ts';
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
-const LEARNER_TOOLS = ['get_my_account', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
+const LEARNER_TOOLS = ['get_my_account', 'get_my_progress', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
 
 interface Learner {
   user: { email: string; password: string; id: string };

@@ -17,7 +17,7 @@ const PAST_ACCESS_TTL_MS = 3601_000;
 const CATALOG_TOOLS = ['get_site_info', 'list_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
 /** Tools that need a token, some of each kind; mcp-record-tools.test.ts states every tool's name. */
 const SCOPED_TOOLS = ['get_analytics', 'list_orders', 'list_students', 'update_course', 'create_course', 'delete_course', 'get_school_summary', 'publish_course'];
-const LEARNER_TOOLS = ['get_my_account', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
+const LEARNER_TOOLS = ['get_my_account', 'get_my_progress', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 

@@ -114,6 +114,52 @@ describe.each(STORE_KINDS)('MCP enrolment and progress tools (%s)', (kind) => {
     expect(refused.content[0]?.text).toMatch(/^Your access to this course ended at /);
   });
 
+  it('get_my_progress answers a learner\'s "which lessons do I have left?" in one call, and no one else\'s', async () => {
+    const user = await s.server.addUser('student', `${marker()}@learners.test`);
+    const c = await course(3);
+    const other = await course(1);
+    const draft = String((await s.owner('POST', '/courses', { title: `Draft ${marker()}`, status: 'draft' })).json.id);
+    const student = String((await s.owner('POST', '/students', { name: 'Kim', email: user.email })).json.id);
+    const enrollment = String((await s.owner('POST', '/enrollments', { student_id: student, course_id: c.id })).json.id);
+    await s.owner('POST', '/enrollments', { student_id: student, course_id: draft });
+    // Someone else's progress in another course is not theirs.
+    const stranger = String((await s.owner('POST', '/students', { name: 'Stranger', email: `${marker()}@learners.test` })).json.id);
+    await s.owner('POST', '/enrollments', { student_id: stranger, course_id: other.id });
+    const learner = await connect(await tokenSource(s.server, user)('account:read account:write'));
+    await ok(learner, 'complete_my_lesson', { lesson_id: c.lessons[1] });
+
+    const left = await ok(learner, 'get_my_progress', {});
+    expect(left.structuredContent).toEqual({
+      student_id: student,
+      courses: [
+        {
+          enrollment_id: enrollment,
+          course_id: c.id,
+          course_title: expect.stringMatching(/^MCP /),
+          progress_percent: 33,
+          completed_lessons: 1,
+          total_lessons: 3,
+          completed_at: null,
+          access_expired: false,
+          lessons: [
+            { id: c.lessons[0], title: 'Lesson 0', completed_at: null },
+            { id: c.lessons[2], title: 'Lesson 2', completed_at: null },
+          ],
+        },
+      ],
+    });
+    // The text carries what the structured answer does.
+    expect(left.content[0]?.text).toBe(`${String((left.structuredContent!.courses as { course_title: string }[])[0]!.course_title)}: 33%, 1 of 3 lessons done; left:\n  - Lesson 0 (${c.lessons[0]})\n  - Lesson 2 (${c.lessons[2]})`);
+
+    const every = await ok(learner, 'get_my_progress', { course_id: c.id, detail: true });
+    const lessons = (every.structuredContent!.courses as { lessons: { id: string; completed_at: string | null }[] }[])[0]!.lessons;
+    expect(lessons.map((l) => [l.id, l.completed_at !== null])).toEqual([[c.lessons[0], false], [c.lessons[1], true], [c.lessons[2], false]]);
+    expect(every.content[0]?.text).toContain(`  - [x] Lesson 1 (${c.lessons[1]})`);
+
+    expect((await ok(learner, 'get_my_progress', { course_id: other.id })).structuredContent).toEqual({ student_id: student, courses: [] });
+    expect((await ok(learner, 'get_my_progress', { course_id: other.id })).content[0]?.text).toBe(`You are not enrolled in course ${other.id}, or it is not open yet.`);
+  });
+
   it('each tool needs its scope: HTTP 403 insufficient_scope naming it', async () => {
     const learnerToken = await s.token('account:read account:write');
     const staffReadToken = await s.token('students:read account:read');
@@ -123,6 +169,7 @@ describe.each(STORE_KINDS)('MCP enrolment and progress tools (%s)', (kind) => {
       ['get_enrollment_progress', { enrollment_id: 'enr_x' }, learnerToken, 'students:read'],
       ['complete_my_lesson', { lesson_id: 'les_x' }, staffReadToken, 'account:write'],
       ['uncomplete_my_lesson', { lesson_id: 'les_x' }, staffReadToken, 'account:write'],
+      ['get_my_progress', {}, await s.token('students:read'), 'account:read'],
     ];
     for (const [name, args, token, scope] of cases) {
       const res = await mcpPost(s.server.issuer, toolCall(name, args), { authorization: `Bearer ${token}` });

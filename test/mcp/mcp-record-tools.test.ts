@@ -54,6 +54,7 @@ const OTHER_TOOLS = [
   'get_my_account',
   'list_my_enrollments',
   'list_my_lessons',
+  'get_my_progress',
   'list_my_orders',
   'list_my_subscriptions',
   'update_my_account',

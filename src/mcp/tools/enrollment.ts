@@ -1,5 +1,8 @@
+import { AccountService } from '../../platform/account.ts';
+import { AREAS } from '../../platform/areas.ts';
 import { EnrollByEmailService } from '../../platform/enroll-by-email.ts';
 import { PlatformError } from '../../platform/errors.ts';
+import { listAll } from '../../platform/list-all.ts';
 import { ProgressService, type CompletionResult, type ProgressReport } from '../../platform/progress.ts';
 import { defineTool, type ToolContext, type Zod } from '../tool.ts';
 
@@ -146,3 +149,71 @@ const myLesson = (completed: boolean) =>
 
 export const completeMyLesson = myLesson(true);
 export const uncompleteMyLesson = myLesson(false);
+
+/** One course of get_my_progress: the enrollment's report, with the lessons left (or, with detail, every lesson). */
+function courseProgress(report: ProgressReport, courseTitle: unknown, detail: boolean) {
+  const lessons = (detail ? report.lessons : report.lessons.filter((l) => l.completed_at === null)).map(({ id, title, completed_at }) => ({ id, title, completed_at }));
+  return {
+    enrollment_id: report.enrollment_id,
+    course_id: report.course_id,
+    course_title: typeof courseTitle === 'string' ? courseTitle : null,
+    progress_percent: report.progress_percent,
+    completed_lessons: report.completed_lessons,
+    total_lessons: report.total_lessons,
+    completed_at: report.completed_at,
+    access_expired: report.access_expired,
+    lessons,
+  };
+}
+
+function progressText(c: ReturnType<typeof courseProgress>, detail: boolean): string {
+  const head = `${String(c.course_title ?? c.course_id)}: ${c.progress_percent}%, ${c.completed_lessons} of ${c.total_lessons} lessons done${c.access_expired ? '; your access has ended' : ''}`;
+  if (!detail && c.lessons.length === 0) return `${head}; nothing left.`;
+  const lines = c.lessons.map((l) => (detail ? `  - [${l.completed_at ? 'x' : ' '}] ${String(l.title)} (${l.id})` : `  - ${String(l.title)} (${l.id})`));
+  return [`${head}; ${detail ? 'every lesson' : 'left'}:`, ...lines].join('\n');
+}
+
+export const getMyProgress = defineTool({
+  name: 'get_my_progress',
+  title: 'My progress',
+  description:
+    "Your progress in the courses you are enrolled in, in one call: for each course the percent and the lessons you have left, in curriculum order (with detail true, every lesson and when you completed it). course_id narrows to one course. A course still in draft is left out, as it is from list_my_lessons. Mark a lesson done with complete_my_lesson.",
+  scopes: ['account:read'],
+  readOnly: true,
+  input: (z) => ({
+    course_id: ID(z, 'Only this course (one you are enrolled in)').optional(),
+    detail: z.boolean().default(false).describe('true: every lesson with when you completed it, not only those left'),
+  }),
+  output: (z) => ({
+    student_id: z.string().nullable(),
+    courses: z.array(
+      z.looseObject({
+        enrollment_id: z.string(),
+        course_id: z.string(),
+        course_title: z.string().nullable(),
+        progress_percent: z.number().int(),
+        completed_lessons: z.number().int(),
+        total_lessons: z.number().int(),
+        lessons: z.array(z.looseObject({ id: z.string(), completed_at: z.string().nullable() })).describe('The lessons left, or with detail every lesson'),
+      }),
+    ),
+  }),
+  async run(ctx, args) {
+    const userId = userIdOf(ctx);
+    const student = await new AccountService(ctx.deps, ctx.records).studentOf(userId);
+    if (!student) return { structured: { student_id: null, courses: [] }, text: 'Your account has no student record at this school, so there is no progress to show.' };
+    const enrollments = (await listAll(ctx.records, AREAS.enrollments, 'full', { student_id: student.id })).filter((e) => args.course_id === undefined || e.course_id === args.course_id);
+    const courses = [];
+    for (const enrollment of enrollments) {
+      const course = await ctx.deps.store.records.get(AREAS.courses.name, String(enrollment.course_id));
+      if (!course || course.status === 'draft') continue;
+      courses.push(courseProgress(await progress(ctx).myReport(userId, String(enrollment.id)), course.title, args.detail));
+    }
+    const text = courses.length
+      ? courses.map((c) => progressText(c, args.detail)).join('\n')
+      : args.course_id === undefined
+        ? 'You are not enrolled in any open course.'
+        : `You are not enrolled in course ${args.course_id}, or it is not open yet.`;
+    return { structured: { student_id: student.id, courses }, text };
+  },
+});

@@ -5,7 +5,7 @@ import { getCourse } from './course.ts';
 import { getAnalytics } from './analytics.ts';
 import { createWebhook, deleteWebhook, listWebhooks } from './webhooks.ts';
 import { getMyAccount, listMyEnrollments, listMyLessons, listMyOrders, listMySubscriptions, updateMyAccount } from './account.ts';
-import { completeLessonForStudent, completeMyLesson, enrollStudentByEmail, getEnrollmentProgress, uncompleteMyLesson } from './enrollment.ts';
+import { completeLessonForStudent, completeMyLesson, enrollStudentByEmail, getEnrollmentProgress, getMyProgress, uncompleteMyLesson } from './enrollment.ts';
 import { RECORD_TOOLS } from './records.ts';
 import { getAppearance, getSchoolSettings, updateAppearance, updateSchoolSettings } from './settings.ts';
 import { getSchoolSummary, publishCourse } from './tasks.ts';
@@ -25,6 +25,7 @@ export const TOOLS: readonly ToolDef[] = [
   getMyAccount,
   listMyEnrollments,
   listMyLessons,
+  getMyProgress,
   listMyOrders,
   listMySubscriptions,
   updateMyAccount,
