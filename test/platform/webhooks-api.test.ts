@@ -121,9 +121,16 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
       expect(res.headers.get('www-authenticate')).toContain(`scope="${needs}"`);
     }
     expect((await api(server.issuer, 'GET', '/webhooks?limit=100', { token: await owner() })).data).toHaveLength(before);
-    // Each event needs only the scope of what it carries.
+    // Each event needs only the scope of what it carries, and the refusal names the events that lack theirs.
     const courses = await api(server.issuer, 'POST', '/webhooks', { token: await token('school:write courses:read'), body: { url: RECEIVER, events: ['course.published'] } });
     expect(courses.status, courses.text).toBe(201);
+    const mixed = await api(server.issuer, 'POST', '/webhooks', { token: await token('school:write courses:read'), body: { url: RECEIVER, events: ['course.published', 'student.created', 'enrollment.created'] } });
+    const description = 'The events student.created, enrollment.created send records this token cannot read: subscribing to them needs the scopes school:write courses:read students:read';
+    expect({ status: mixed.status, body: mixed.json, challenge: mixed.headers.get('www-authenticate') }).toEqual({
+      status: 403,
+      body: { error: 'insufficient_scope', error_description: description },
+      challenge: `Bearer error="insufficient_scope", scope="school:write courses:read students:read", error_description="${description}", resource_metadata="${server.issuer}/.well-known/oauth-protected-resource"`,
+    });
   });
 
   it('changing a subscription needs the read scope of every event it will have: a new URL, new events, or turning it on', async () => {
