@@ -86,15 +86,14 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
   const service = new WebhookService(deps);
   const tags = ['webhooks'];
   const base = `${API_PREFIX}/webhooks`;
-  const read = { scopes: [WEBHOOK_SCOPE] };
-  const write = { scopes: [WEBHOOK_SCOPE] };
+  const guarded = { scopes: [WEBHOOK_SCOPE] };
   type Page = { limit?: number; cursor?: string };
 
   declareRoute(app, deps, {
     method: 'POST',
     path: base,
     operationId: 'createWebhook',
-    ...write,
+    ...guarded,
     schema: {
       tags,
       summary: 'Subscribe a receiver to events',
@@ -111,7 +110,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     method: 'GET',
     path: base,
     operationId: 'listWebhooks',
-    ...read,
+    ...guarded,
     schema: { tags, summary: 'List webhook subscriptions', description: 'Oldest first. Never shows the secrets.', querystring: PAGE_QUERY, response: { 200: page(SUBSCRIPTION), ...errors([400, 401, 403]) } },
   }, async (request) => {
     const { limit, cursor } = request.query as Page;
@@ -122,7 +121,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     method: 'GET',
     path: `${base}/:id`,
     operationId: 'getWebhook',
-    ...read,
+    ...guarded,
     schema: { tags, summary: 'Read a webhook subscription', params: idParams, response: { 200: SUBSCRIPTION, ...errors([401, 403, 404]) } },
   }, async (request) => service.get((request.params as { id: string }).id));
 
@@ -130,7 +129,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     method: 'PATCH',
     path: `${base}/:id`,
     operationId: 'updateWebhook',
-    ...write,
+    ...guarded,
     schema: {
       tags,
       summary: 'Change a webhook subscription',
@@ -145,7 +144,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     method: 'DELETE',
     path: `${base}/:id`,
     operationId: 'deleteWebhook',
-    ...write,
+    ...guarded,
     schema: { tags, summary: 'Delete a webhook subscription', description: 'Its deliveries and their log go with it.', params: idParams, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404]) } },
   }, async (request, reply) => {
     await service.delete((request.params as { id: string }).id);
@@ -156,7 +155,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     method: 'GET',
     path: `${base}/:id/deliveries`,
     operationId: 'listWebhookDeliveries',
-    ...read,
+    ...guarded,
     schema: { tags, summary: 'The delivery log of a subscription', description: 'Newest first: each delivery\'s status, attempts and its last attempt\'s status code, duration and error.', params: idParams, querystring: PAGE_QUERY, response: { 200: page(DELIVERY), ...errors([400, 401, 403, 404]) } },
   }, async (request) => {
     const { limit, cursor } = request.query as Page;
@@ -167,7 +166,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     method: 'POST',
     path: `${base}/:id/deliveries/:delivery_id/redeliver`,
     operationId: 'redeliverWebhook',
-    ...write,
+    ...guarded,
     schema: {
       tags,
       summary: 'Send a delivery again',
