@@ -7,10 +7,11 @@ import { PRM_PATHS } from '../resource/protected-resources.ts';
 import type { Store } from '../store/types.ts';
 import { TOOL_SCOPES, toolByName } from '../mcp/tools/index.ts';
 import { code, fence } from './markdown.ts';
+import { READONLY_HEADER as READONLY_HEADER_NAME, TOOLSET_NAMES, TOOLSETS_HEADER as TOOLSETS_HEADER_NAME } from '../mcp/toolsets.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 
 /** The two tools the path calls: one for staff, one for anyone signed in. */
-const STAFF_TOOL = 'list_students';
+const STAFF_TOOL = 'get_course_progress';
 const LEARNER_TOOL = 'get_my_account';
 
 function scopesOf(name: string): readonly Scope[] {
@@ -38,7 +39,11 @@ export function mcpPathSection(config: Config): string {
   const steps: [string, string][] = [
     [
       'Connect without a token',
-      `${code(mcp)} speaks Streamable HTTP without sessions. \`initialize\`, \`tools/list\`, resources, prompts and the catalog tools answer anyone. \`tools/list\` shows every tool to every caller, and each tool's description ends with the scopes it needs, so an agent sees what signing in would let it do.\n\n${fence('sh', post(rpc(1, 'tools/list', {})))}`,
+      `${code(mcp)} speaks Streamable HTTP without sessions, MCP 2026-07-28 and the 2025 revisions. \`initialize\` (or \`server/discover\`), \`tools/list\`, resources, prompts and the catalog tools answer anyone. Without a token \`tools/list\` holds the catalog tools and \`sign_in\`, whose call starts the sign-in.\n\n${fence('sh', post(rpc(1, 'tools/list', {})))}`,
+    ],
+    [
+      'Choose the tools you see',
+      `A signed-in caller's list holds only the tools its token's scopes allow, from the toolsets of its role: a student gets the catalog and ${code('learner')}; staff get the catalog, ${code('learner')}, ${code('courses')}, ${code('students')}, ${code('commerce')}, ${code('community')} and ${code('analytics')}. The header ${code(TOOLSETS_HEADER_NAME)} chooses others (${TOOLSET_NAMES.map(code).join(', ')}, or ${code('all')}), and ${code(READONLY_HEADER_NAME + ': true')} keeps only tools that change nothing. Any tool the token allows can be called whether it is listed or not. Records of every area are reached by five tools (\`list_records\`, \`get_record\`, \`create_record\`, \`update_record\`, \`delete_record\`) keyed by area or prefixed id.\n\nClaude Code:\n\n${fence('console', `claude mcp add --transport http lyceum ${mcp} --header "${TOOLSETS_HEADER_NAME}: courses,students"`)}\n\nVS Code (\`.vscode/mcp.json\`; Cursor's \`.cursor/mcp.json\` names the key \`mcpServers\`):\n\n${fence('json', JSON.stringify({ servers: { lyceum: { type: 'http', url: mcp, headers: { [TOOLSETS_HEADER_NAME]: 'courses,students', [READONLY_HEADER_NAME]: 'true' } } } }, null, 2))}`,
     ],
     [
       'Call a tool that needs a sign-in',

@@ -75,8 +75,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config, on
  * (what remains of the quota and the seconds until the window ends), each a
  * structured-field List with the policy's name as a String. On a 429 the
  * plugin's Retry-After is the same t. The plugin's own x-ratelimit-*
- * headers are removed: one format, the draft's. Called on send, and by
- * hijackWithHeaders for answers written by others (/mcp).
+ * headers are removed: one format, the draft's. Called on send.
  */
 export function rateLimitFields(request: FastifyRequest, reply: FastifyReply): void {
   const limit = reply.getHeader(PLUGIN_HEADERS.limit);

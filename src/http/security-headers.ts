@@ -28,8 +28,8 @@ export function securityHeaders(https: boolean): Readonly<Record<string, string>
 /**
  * Every response carries the security headers; a route may still set its own
  * value for one of them. Set as the request arrives rather than as the reply
- * is sent, so a reply handed to the MCP transport (src/http/hijack.ts) holds
- * them too.
+ * is sent, so an answer that ends early (a refusal in an onRequest hook)
+ * holds them too.
  */
 export function registerSecurityHeaders(app: FastifyInstance, https: boolean): void {
   const headers = securityHeaders(https);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { inputSchema, outputSchema, type FieldDef, type Fields } from '../platform/fields.ts';
+import { inputSchema, type FieldDef } from '../platform/fields.ts';
 import { fromOpenApiSchema } from './json-schema.ts';
 import type { Zod } from './tool.ts';
 
@@ -21,23 +21,6 @@ function fromSchema(zod: Zod, schema: Record<string, unknown>): z.ZodType {
 /** A field as create and update tools take it: an optional field may be null, which clears it. */
 export function fieldInput(zod: Zod, f: FieldDef): z.ZodType {
   return fromSchema(zod, inputSchema(f));
-}
-
-/**
- * A field as answers show it. Every field may be missing (a public view, a
- * `fields` selection) and an optional one may be null, whatever its type.
- */
-export function fieldOutput(zod: Zod, f: FieldDef): z.ZodType {
-  return fromSchema(zod, { ...outputSchema(f), ...(f.required ? {} : { nullable: true }) }).optional();
-}
-
-/** A record as answers show it: id, the area's fields and its times. */
-export function recordOutput(zod: Zod, fields: Fields): z.ZodType {
-  const shape: Record<string, z.ZodType> = { id: zod.string() };
-  for (const [name, f] of Object.entries(fields)) shape[name] = fieldOutput(zod, f);
-  shape.created_at = zod.string().optional();
-  shape.updated_at = zod.string().optional();
-  return zod.object(shape);
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { AREAS } from '../platform/areas.ts';
 import { isoWeekDays, recentIsoWeeks } from './iso-week.ts';
-import { INVALID_PARAMS, JsonRpcError } from './json-rpc-error.ts';
+import { INVALID_PARAMS,  } from './json-rpc-error.ts';
 import { publishedCourseIds, RESOURCE_URIS } from './resources.ts';
 import type { McpSdk } from './sdk.ts';
 import type { ToolContext } from './tool.ts';
@@ -22,7 +22,7 @@ const startingWith = (values: readonly string[], prefix: string) => values.filte
  * than its arguments. Their arguments are completed where a value can be
  * suggested: recent weeks, levels, published course ids.
  */
-export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps' | 'records'>, sdk: Pick<McpSdk, 'completable' | 'z'>): void {
+export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps' | 'records'>, sdk: Pick<McpSdk, 'completable' | 'z' | 'ProtocolError'>): void {
   const { completable, z } = sdk;
 
   server.registerPrompt(
@@ -40,7 +40,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
     ({ week }) => {
       const days = isoWeekDays(week);
       // MCP prompts, "Error Handling": "Invalid prompt name: -32602 (Invalid params); Missing required arguments: -32602".
-      if (!days) throw new JsonRpcError(INVALID_PARAMS, `${week} is not a week of its year`);
+      if (!days) throw new sdk.ProtocolError(INVALID_PARAMS, `${week} is not a week of its year`);
       return userText(
         [
           `Write the school's weekly report for ${week} (Monday ${days.from} to Sunday ${days.to}).`,
@@ -62,7 +62,8 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
       description: 'Turns a syllabus into a course outline in Lyceum\'s shape: a course with sections and lessons, checked against the published catalog.',
       argsSchema: {
         syllabus: z.string().min(1).max(20_000).describe('The syllabus, as plain text or Markdown'),
-        level: completable(z.string().optional().describe(`Level of the course: ${LEVELS.join(', ')}`), (value) => startingWith(LEVELS, value ?? '')),
+        // Optional outside the completable: the SDK finds a completer under .optional(), not inside it.
+        level: completable(z.string().describe(`Level of the course: ${LEVELS.join(', ')}`), (value) => startingWith(LEVELS, value ?? '')).optional(),
       },
     },
     ({ syllabus, level }) =>
@@ -70,7 +71,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
         [
           `Draft a course outline from the syllabus below${level ? ` for the ${level} level` : ''}.`,
           `1. Read the resources ${RESOURCE_URIS.schema('courses')}, ${RESOURCE_URIS.schema('sections')} and ${RESOURCE_URIS.schema('lessons')} for the fields a course, a section and a lesson have.`,
-          '2. Call list_courses (q) with the main subject of the syllabus: say whether a published course already covers it, and call get_course on the closest one to match its style.',
+          '2. Call list_records (area courses, q) with the main subject of the syllabus: say whether a published course already covers it, and call get_course on the closest one to match its style.',
           `3. Write the outline: title, summary (at most 500 characters), level (${LEVELS.join(', ')}), then sections in order, each with lessons in order, every lesson with a title, a kind (${LESSON_KINDS.join(', ')}) and duration_minutes.`,
           '4. To change an existing course\'s title, summary, description or level, call update_course with dry_run true first and show the preview (it needs courses:write).',
           '',

@@ -76,7 +76,7 @@ export const pseudonymizeOption = (z: Zod) =>
     .boolean()
     .optional()
     .describe(
-      'true: show students by stable pseudonyms (such as "Student 3F9A0C17B2", 3f9a0c17b2@students.invalid) instead of their names and emails; ids stay real. A school can make this the rule for every call, and then false does not turn it off.',
+      'true: students shown by stable pseudonyms (Student 3F9A0C17B2), ids real; the school may make it the rule',
     );
 
 /**

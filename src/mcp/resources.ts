@@ -1,9 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { logError } from '../http/error-handler.ts';
 import { HttpError } from '../http/http-error.ts';
-import { AREA_LIST, AREAS } from '../platform/areas.ts';
+import { AREA_LIST, AREAS, type AreaDef } from '../platform/areas.ts';
 import { listAll } from '../platform/list-all.ts';
-import { INTERNAL_ERROR, JsonRpcError, RESOURCE_NOT_FOUND } from './json-rpc-error.ts';
+import { INTERNAL_ERROR } from './json-rpc-error.ts';
 import { areaJsonSchema } from './json-schema.ts';
 import type { McpSdk } from './sdk.ts';
 import type { ToolContext } from './tool.ts';
@@ -43,17 +43,15 @@ const JSON_TYPE = 'application/json';
  * - the OpenAPI document and auth.md, as their HTTP routes build them;
  * - each published course, through the template lyceum://courses/{id}.
  */
-export function registerResources(server: McpServer, ctx: ToolContext, documents: McpDocuments, sdk: Pick<McpSdk, 'ResourceTemplate'>): void {
+export function registerResources(server: McpServer, ctx: ToolContext, documents: McpDocuments, sdk: Pick<McpSdk, 'ResourceTemplate' | 'ProtocolError' | 'ResourceNotFoundError'>): void {
   const anonymous: ToolContext = { ...ctx, caller: { kind: 'anonymous' } };
 
   for (const area of AREA_LIST) {
-    const uri = RESOURCE_URIS.schema(area.name);
-    const text = JSON.stringify(areaJsonSchema(area, uri), null, 2);
     server.registerResource(
       `schema_${area.name}`,
-      uri,
+      RESOURCE_URIS.schema(area.name),
       { title: `Data model: ${area.label}`, description: `JSON Schema of the ${area.label} records, with which of their fields are public.`, mimeType: 'application/schema+json' },
-      (u) => ({ contents: [{ uri: u.href, mimeType: 'application/schema+json', text }] }),
+      (u) => ({ contents: [{ uri: u.href, mimeType: 'application/schema+json', text: schemaText(area) }] }),
     );
   }
 
@@ -97,17 +95,27 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
         return { contents: [{ uri: u.href, mimeType: JSON_TYPE, text: JSON.stringify(structured, null, 2) }] };
       } catch (err) {
         // A draft, archived or unknown course: the public view hides it as if it did not exist
-        // (MCP resources, "Error Handling": "Resource not found: -32002").
-        if (err instanceof HttpError && err.status === 404) throw new JsonRpcError(RESOURCE_NOT_FOUND, `Resource ${u.href} not found`, { uri: u.href });
+        // (MCP 2026-07-28 resources, "Error Handling": a resource not found is -32602 Invalid params,
+        // which replaced -32002; the SDK answers it so for every revision).
+        if (err instanceof HttpError && err.status === 404) throw new sdk.ResourceNotFoundError(u.href);
         if (err instanceof HttpError) {
           logError(ctx.log.child({ resource: u.href }), err);
-          throw new JsonRpcError(INTERNAL_ERROR, err.description);
+          throw new sdk.ProtocolError(INTERNAL_ERROR, err.description);
         }
         ctx.log.error({ err, resource: u.href }, 'MCP resource read failed');
-        throw new JsonRpcError(INTERNAL_ERROR, 'Reading the resource failed; try again later.');
+        throw new sdk.ProtocolError(INTERNAL_ERROR, 'Reading the resource failed; try again later.');
       }
     },
   );
+}
+
+/** An area's JSON Schema, built on its first read: the field declarations do not change while the process runs. */
+const schemaTexts = new Map<string, string>();
+
+function schemaText(area: AreaDef): string {
+  let text = schemaTexts.get(area.name);
+  if (text === undefined) schemaTexts.set(area.name, (text = JSON.stringify(areaJsonSchema(area, RESOURCE_URIS.schema(area.name)), null, 2)));
+  return text;
 }
 
 /**

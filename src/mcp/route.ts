@@ -1,17 +1,45 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
-import { hijackWithHeaders } from '../http/hijack.ts';
 import { rateLimitFor } from '../http/rate-limit.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
 import { rejectForeignOriginOrHost } from './dns-rebinding.ts';
 import { MCP_PATH } from './path.ts';
+import compress from '@fastify/compress';
+import type { McpHttpHandler, McpRequestContext } from '@modelcontextprotocol/server';
 import { loadMcpSdk } from './sdk.ts';
 import type { McpDocuments } from './resources.ts';
 import { buildMcpServer } from './server.ts';
+import { toolAccess } from './tool-list.ts';
+import type { ToolAccess, ToolContext } from './tool.ts';
+import { parseToolsetChoice, READONLY_HEADER, TOOLSETS_HEADER } from './toolsets.ts';
 import { toolByName } from './tools/index.ts';
+
+/** What one request is served with: the caller's context, the access its list is shaped by, and its method. */
+interface Served {
+  ctx: ToolContext;
+  access: ToolAccess;
+  method: unknown;
+}
+
+/** The SDK hands the factory the authInfo the route passed in; `served` rides in its extra. */
+const servedOf = (rc: McpRequestContext): Served => rc.authInfo?.extra?.served as Served;
+
+/**
+ * The request as the SDK reads it: method, URL and headers (the 2026-07-28
+ * revision checks Mcp-Method and Mcp-Name against the body). The body is
+ * handed over already parsed (parsedBody), so it is not written out again.
+ */
+function toWebRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: 'POST', headers });
+}
 
 const NOT_JSON = Symbol('not-json');
 
@@ -29,9 +57,15 @@ function mcpClientKey(request: FastifyRequest): string {
   return hash === undefined ? `mcp-ip:${request.ip}` : `mcp-token:${hash}`;
 }
 
+/** The id of a JSON-RPC request, to answer its error with; null when it has none a response may carry (JSON-RPC 2.0 §4: "String, Number, or NULL"). */
+function requestId(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /** Fastify sends an object payload as application/json; charset=utf-8. */
-function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string) {
-  return reply.code(status).send({ jsonrpc: '2.0', id: null, error: { code, message } });
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string, id: unknown = null, data?: unknown) {
+  return reply.code(status).send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
 }
 
 /** The scopes a JSON-RPC message needs: those of the gated tool it calls, and of its arguments. */
@@ -49,7 +83,7 @@ function scopesNeeded(body: unknown): Scope[] {
  * first with resource = {issuer}/mcp: tools that need a scope produce HTTP
  * 401/403 with the MCP resource's metadata, which clients act on.
  */
-export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: RecordService, documents: McpDocuments): void {
+export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: RecordService, documents: McpDocuments, version = '1'): void {
   void app.register(async (scope) => {
     // Malformed JSON must get a JSON-RPC parse error, not the API's OAuth error body.
     scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT_BYTES }, (_req, body, done) => {
@@ -70,12 +104,32 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
     });
     scope.addHook('onRequest', rejectForeignOriginOrHost(deps.config));
 
+    // Answers are compressed for clients that accept it: a tool list or a page of records
+    // shrinks to a tenth, and every MCP client sends Accept-Encoding.
+    await scope.register(compress, { global: true, encodings: ['gzip', 'deflate'], threshold: 1024 });
+
     const rateLimit = rateLimitFor(deps.config, 'mcp', { keyGenerator: mcpClientKey });
+    let modern: McpHttpHandler | undefined;
     scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
       // MCP 2025-06-18 removed JSON-RPC batching, and one message per request is what the rate
       // limit counts: a batch of a hundred tools/list would cost a hundred lists for one request.
       if (Array.isArray(request.body)) return jsonRpcError(reply, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request');
+      const choice = parseToolsetChoice(request.headers[TOOLSETS_HEADER.toLowerCase()], request.headers[READONLY_HEADER.toLowerCase()]);
+      if (!choice.ok) return jsonRpcError(reply, 400, -32600, `Invalid Request: ${choice.message}`);
+      const sdk = await loadMcpSdk();
+      // What the SDK would refuse whatever the token (a missing _meta, an unknown revision,
+      // Mcp-Method or Mcp-Name headers that disagree with the body) is refused first: a
+      // malformed request is a 400 and never looks like a need to sign in.
+      const header = (name: string) => (typeof request.headers[name] === 'string' ? (request.headers[name] as string) : undefined);
+      const route = sdk.classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader: header('mcp-protocol-version'),
+        mcpMethodHeader: header('mcp-method'),
+        mcpNameHeader: header('mcp-name'),
+        body: request.body,
+      });
+      if (route.kind === 'reject') return jsonRpcError(reply, route.httpStatus, route.code, route.message, requestId(request.body), route.data);
       const required = scopesNeeded(request.body);
       const caller = await authorizeRequest(
         {
@@ -88,23 +142,34 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
         },
         { store: deps.store, issuer: deps.config.issuer, now: deps.now() },
       );
-      const { StreamableHTTPServerTransport } = await loadMcpSdk();
-      const server = await buildMcpServer({ deps, records, caller, log: request.log }, '1', documents);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const raw = hijackWithHeaders(reply);
-      raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
+      const webRequest = toWebRequest(request);
+      let response: Response;
+      const served: Served = {
+        ctx: { deps, records, caller, log: request.log, zod: sdk.z },
+        access: toolAccess(caller, choice.toolsets, choice.readOnly),
+        method: (request.body as { method?: unknown } | null)?.method,
+      };
+      const build = (s: Served) => buildMcpServer(sdk, s.ctx, s.access, version, documents, s.method);
       try {
-        await server.connect(transport);
-        await transport.handleRequest(request.raw, raw, request.body);
-      } catch (err) {
-        request.log.error({ err }, 'MCP request failed');
-        // Stryker disable next-line ConditionalExpression: the SDK's Node adapter answers its own failures and never throws once it has written, so what lands here failed before any byte was sent.
-        if (!raw.headersSent) {
-          raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+        if (route.kind === 'legacy') {
+          // A 2025 revision: a server and transport for this request alone, answering in JSON
+          // (the SDK's own stateless fallback answers with an event stream).
+          const transport = new sdk.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          await build(served).connect(transport);
+          response = await transport.handleRequest(webRequest, { parsedBody: request.body });
+        } else {
+          modern ??= sdk.createMcpHandler((rc) => build(servedOf(rc)), { legacy: 'reject', responseMode: 'json', maxRequestBodySize: MCP_BODY_LIMIT_BYTES });
+          response = await modern.fetch(webRequest, { parsedBody: request.body, authInfo: { token: '', clientId: '', scopes: [], extra: { served } } });
         }
+        reply.code(response.status);
+        response.headers.forEach((value, name) => {
+          if (name !== 'content-length') void reply.header(name, value);
+        });
+        return reply.send(await response.text());
+      } catch (err) {
+        // The SDK answers its own failures; what lands here failed before it answered.
+        request.log.error({ err }, 'MCP request failed');
+        return jsonRpcError(reply, 500, -32603, 'Internal error');
       }
     });
 

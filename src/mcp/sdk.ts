@@ -1,13 +1,25 @@
-import type { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import type { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { classifyInboundRequest, completable, createMcpHandler, McpServer, ProtocolError, ResourceNotFoundError, ResourceTemplate, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Zod } from './tool.ts';
 
 export interface McpSdk {
   McpServer: typeof McpServer;
-  StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
+  /** Serves the 2026-07-28 revision, one stateless request at a time. */
+  createMcpHandler: typeof createMcpHandler;
+  /** Serves one 2025-era request, stateless. */
+  WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport;
+  /**
+   * Which revision a request speaks (2025: an initialize handshake, no
+   * per-request _meta; 2026-07-28: _meta on every request), or the error the
+   * SDK answers it with: a bad envelope, an unknown version, Mcp-Method or
+   * Mcp-Name headers that do not match the body.
+   */
+  classifyInboundRequest: typeof classifyInboundRequest;
   /** Resource templates with list and completion callbacks (resources.ts). */
   ResourceTemplate: typeof ResourceTemplate;
+  /** A JSON-RPC error a handler answers with, its code and message sent as they are. */
+  ProtocolError: typeof ProtocolError;
+  /** A resource that does not exist: JSON-RPC -32602 with the URI (MCP 2026-07-28, for every revision). */
+  ResourceNotFoundError: typeof ResourceNotFoundError;
   /** Marks a prompt argument as completable (prompts.ts). */
   completable: typeof completable;
   /** The log levels of logging/setLevel (RFC 5424's, in order of severity). */
@@ -20,26 +32,22 @@ let loading: Promise<McpSdk> | undefined;
 
 /**
  * The MCP SDK, loaded on the first /mcp request rather than at start. With
- * what it pulls in (zod 3 and zod-to-json-schema, Hono's Node adapter) it
- * made every start slower and larger, for an endpoint that many deployments
- * call rarely. The zod of the tools' inputs comes with it: its full build,
- * with every locale, was compiled and run at every start too. The first
- * MCP request pays the load once; a failed load is retried on the next one.
+ * what it pulls in it made every start slower and larger, for an endpoint
+ * that many deployments call rarely; zod comes with it. The first MCP
+ * request pays the load once; a failed load is retried on the next one.
  */
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([
-    import('@modelcontextprotocol/sdk/server/mcp.js'),
-    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/server/completable.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('zod'),
-  ]).then(
-    ([mcp, http, completion, types, zod]) => ({
-      McpServer: mcp.McpServer,
-      StreamableHTTPServerTransport: http.StreamableHTTPServerTransport,
-      ResourceTemplate: mcp.ResourceTemplate,
-      completable: completion.completable,
-      loggingLevels: types.LoggingLevelSchema.options,
+  loading ??= Promise.all([import('@modelcontextprotocol/server'), import('zod')]).then(
+    ([server, zod]) => ({
+      McpServer: server.McpServer,
+      createMcpHandler: server.createMcpHandler,
+      WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport,
+      classifyInboundRequest: server.classifyInboundRequest,
+      ResourceTemplate: server.ResourceTemplate,
+      completable: server.completable,
+      ProtocolError: server.ProtocolError,
+      ResourceNotFoundError: server.ResourceNotFoundError,
+      loggingLevels: ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'],
       z: zod.z,
     }),
     (err: unknown) => {

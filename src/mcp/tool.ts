@@ -4,35 +4,44 @@ import type { Deps } from '../deps.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import type { Caller } from '../resource/guard.ts';
+import type { ToolsetName } from './toolsets.ts';
 
 export interface ToolContext {
   deps: Deps;
   records: RecordService;
   caller: Caller;
   log: FastifyBaseLogger;
+  /** The zod the tools' inputs are built with, for checks made once the arguments are read (a record's values). */
+  zod: Zod;
   /** Learners are shown by pseudonyms in this call (the option, or the school's setting). */
   pseudonymized?: boolean;
 }
 
-/** What a tool returns: structured content, plus the readable text form MCP clients show. */
+/**
+ * What a tool returns: structured content, and a short readable summary. The
+ * server sends the summary followed by the structured content as JSON in the
+ * text block, so a client that shows the model only the text loses nothing.
+ */
 export interface ToolResult {
   structured: Record<string, unknown>;
   text: string;
 }
 
+/** The zod namespace a tool builds its input's shape with. */
+export type Zod = typeof z;
+
 /**
- * One MCP tool. `scopes` empty: an anonymous catalog tool. Otherwise the
+ * One MCP tool. `scopes` empty: a catalog tool anyone may call. Otherwise the
  * caller's token must hold every scope, checked by the bearer guard before
  * the call reaches the MCP server (so a missing scope is an HTTP 403 that
  * clients can step up from, not a JSON-RPC error).
  */
-/** The zod namespace a tool builds its input's shape with. */
-export type Zod = typeof z;
-
 export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   title: string;
   description: string;
+  /** The toolset that lists it (toolsets.ts); a call works whatever toolsets the caller chose. */
+  toolset: ToolsetName;
   scopes: readonly Scope[];
   /**
    * Scopes the tool does not need but shows more with (the full view of an
@@ -41,24 +50,25 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
    */
   optionalScopes?: readonly Scope[];
   /**
-   * The input's shape, built from the zod it is given. zod is loaded with the
-   * MCP SDK on the first /mcp request (sdk.ts), so the tools, which the
-   * server lists at start for their scopes, keep it out of every start.
+   * The input's shape, built from the zod it is given. Unknown arguments are
+   * refused, naming the ones the tool takes.
    */
   input: (zod: Zod) => Shape;
   /**
-   * The shape of the structured content every successful call answers, built
-   * the same way. It is listed as the tool's outputSchema, and the SDK checks
-   * each answer against it.
-   */
-  output: (zod: Zod) => z.ZodRawShape;
-  /**
    * Scopes a call needs beyond `scopes`, read from its raw arguments (not yet
    * validated, so any value may arrive): create_webhook needs the read scope
-   * of every event it subscribes to. The route's guard checks them before the
-   * call, so a missing one is an HTTP 403 a client can step up from.
+   * of every event it subscribes to, get_record the read scope of the area
+   * its id names. The route's guard checks them before the call, so a
+   * missing one is an HTTP 403 a client can step up from.
    */
   argumentScopes?: (args: unknown) => readonly Scope[];
+  /**
+   * Whether some caller may use it at all: a tool over several areas is
+   * listed only when one of them is open to the caller (tool-list.ts).
+   */
+  listedFor?: (access: ToolAccess) => ToolDef | undefined;
+  /** It can show learners' names and emails, so it takes the `pseudonymize` option. */
+  showsLearners?: boolean;
   /** Read-only tools are marked so clients may call them without confirmation. */
   readOnly: boolean;
   /** A write that removes something (MCP destructiveHint); absent: false. */
@@ -66,6 +76,14 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   /** Calling it again with the same arguments changes nothing more (MCP idempotentHint); absent: as readOnly. */
   idempotent?: boolean;
   run(ctx: ToolContext, args: z.infer<z.ZodObject<Shape>>): Promise<ToolResult>;
+}
+
+/** What a list is built for: the scopes granted (none when anonymous) and the toolsets chosen. */
+export interface ToolAccess {
+  anonymous: boolean;
+  scopes: ReadonlySet<Scope>;
+  toolsets: ReadonlySet<ToolsetName>;
+  readOnly: boolean;
 }
 
 export const defineTool = <Shape extends z.ZodRawShape>(def: ToolDef<Shape>): ToolDef => def as unknown as ToolDef;

@@ -190,7 +190,7 @@ export const MCP_SCOPES = [
   'account:read', 'account:write', 'analytics:read', 'appearance:write', 'comments:read', 'coupons:read', 'coupons:write', 'courses:read', 'courses:write',
   'curriculum:read', 'curriculum:write', 'digital_products:read', 'digital_products:write', 'events:read', 'events:write', 'forms:read', 'lecturers:read',
   'lecturers:write', 'members:read', 'members:write', 'membership_plans:read', 'membership_plans:write', 'orders:read', 'pages:read', 'pages:write',
-  'posts:read', 'posts:write', 'school:read', 'school:write', 'students:read', 'students:write', 'subscriptions:read', 'subscriptions:write',
+  'posts:read', 'posts:write', 'school:read', 'school:write', 'storage:write', 'students:read', 'students:write', 'subscriptions:read', 'subscriptions:write',
 ];
 
 /** Every scope the MCP tools declare, as the PRM for /mcp lists them. */
@@ -198,4 +198,16 @@ export async function mcpPrm(issuer: string): Promise<{ resource: string; author
   const res = await fetch(`${issuer}/.well-known/oauth-protected-resource/mcp`);
   if (res.status !== 200) throw new Error(`PRM for /mcp: ${res.status}`);
   return (await res.json()) as { resource: string; authorization_servers: string[]; scopes_supported: string[] };
+}
+
+/**
+ * The summary of a tool answer: its text is the summary, a blank line and
+ * the structured content as JSON (so a client that shows the model only the
+ * text loses nothing); anything else fails.
+ */
+export function summaryOf(result: { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> }): string {
+  const text = result.content.find((c) => c.type === 'text')?.text ?? '';
+  const json = JSON.stringify(result.structuredContent);
+  if (!text.endsWith(`\n\n${json}`)) throw new Error(`the text does not end with the structured content: ${text.slice(0, 300)}`);
+  return text.slice(0, -json.length - 2);
 }

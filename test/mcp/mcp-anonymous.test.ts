@@ -7,59 +7,31 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { isolatedDatabase } from '../helpers/postgres-database.ts';
 
-/** The tools anyone may call: a public view of the school, stated by hand. */
-const CATALOG_TOOLS = [
-  'get_site_info',
-  'get_course',
-  'list_courses',
-  'list_lecturers',
-  'get_lecturer',
-  'list_membership_plans',
-  'get_membership_plan',
-  'list_digital_products',
-  'get_digital_product',
-  'list_events',
-  'get_event',
-  'list_posts',
-  'get_post',
-  'list_pages',
-  'get_page',
-  'get_school_settings',
-  'get_appearance',
-];
-/** Some tools that need a token, and the scope their description names, as a client reads them. */
+/** The anonymous list, in its order: the catalog and a way in (src/mcp/toolsets.ts), stated by hand. */
+const CATALOG_TOOLS = ['get_site_info', 'get_course', 'list_records', 'get_record', 'sign_in'];
+/** Some tools a token opens, and the scope they answer 401 for without one. */
 const SCOPED_TOOLS: Record<string, string> = {
   get_my_account: 'account:read',
-  list_my_enrollments: 'account:read',
-  list_my_lessons: 'account:read',
-  list_my_orders: 'account:read',
-  list_my_subscriptions: 'account:read',
-  update_my_account: 'account:write',
-  list_students: 'students:read',
-  list_orders: 'orders:read',
-  get_analytics: 'analytics:read',
-  update_course: 'courses:write',
-  enroll_student_by_email: 'students:write',
-  get_enrollment_progress: 'students:read',
-  complete_lesson_for_student: 'students:write',
-  complete_my_lesson: 'account:write',
-  uncomplete_my_lesson: 'account:write',
   get_my_progress: 'account:read',
+  list_my_enrollments: 'account:read',
+  update_my_account: 'account:write',
+  set_my_lesson_completion: 'account:write',
+  get_course_progress: 'students:read',
+  set_lesson_completion: 'students:write',
+  enroll_student_by_email: 'students:write',
+  build_course: 'courses:write curriculum:write',
+  get_analytics: 'analytics:read',
   list_webhooks: 'school:write',
-  create_webhook: 'school:write',
-  delete_webhook: 'school:write',
 };
-/** The tools that change something are named for it; every other one is read-only. */
-const isWriteTool = (name: string) => /^(create|update|delete|publish|enroll|complete|uncomplete)_/.test(name);
 
-/** The structured key and REST path of each catalog list tool. */
-const LIST_TOOLS: { tool: string; key: string; path: string }[] = [
-  { tool: 'list_courses', key: 'courses', path: '/courses' },
-  { tool: 'list_lecturers', key: 'lecturers', path: '/lecturers' },
-  { tool: 'list_membership_plans', key: 'membership_plans', path: '/membership-plans' },
-  { tool: 'list_digital_products', key: 'digital_products', path: '/digital-products' },
-  { tool: 'list_events', key: 'events', path: '/events' },
-  { tool: 'list_posts', key: 'posts', path: '/posts' },
+/** The areas anyone may list, with their REST path. */
+const PUBLIC_AREAS: { area: string; path: string }[] = [
+  { area: 'courses', path: '/courses' },
+  { area: 'lecturers', path: '/lecturers' },
+  { area: 'membership_plans', path: '/membership-plans' },
+  { area: 'digital_products', path: '/digital-products' },
+  { area: 'events', path: '/events' },
+  { area: 'posts', path: '/posts' },
 ];
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
@@ -117,7 +89,7 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
     it('initializes: a supported protocol version and serverInfo.name lyceum', () => {
       expect(SUPPORTED_PROTOCOL_VERSIONS).toContain(transport.protocolVersion);
       expect(client.getServerVersion()?.name).toBe('lyceum');
-      // The tool list is the same for every caller and never changes while the server runs: nothing to announce.
+      // A caller's list depends only on its token and headers, never on the connection: nothing to announce.
       expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
       expect(client.getInstructions()).toMatch(/oauth-protected-resource\/mcp/);
       // The initialize exchange itself went out with no credentials and came back 200, unchallenged.
@@ -125,39 +97,46 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       expect(init).toMatchObject({ status: 200, authorization: null, wwwAuthenticate: null });
     });
 
-    it('lists every tool to a caller without a token; those that need one name their scope', async () => {
+    it('lists the catalog and a way in, read-only; every other tool answers 401 naming its scope, unchallenged', async () => {
       const { tools } = await client.listTools();
-      const names = tools.map((t) => t.name);
-      for (const name of [...CATALOG_TOOLS, ...Object.keys(SCOPED_TOOLS)]) expect(names, name).toContain(name);
+      expect(tools.map((t) => t.name)).toEqual(CATALOG_TOOLS);
       for (const tool of tools) {
-        expect(tool.annotations?.readOnlyHint, tool.name).toBe(!isWriteTool(tool.name));
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
         expect(tool.inputSchema.type, tool.name).toBe('object');
         expect(tool.description, tool.name).toMatch(/\S/);
-        const scope = SCOPED_TOOLS[tool.name];
-        if (scope) expect(tool.description, tool.name).toContain(`(scope: ${scope})`);
-        // Anyone may call exactly the catalog tools: every other one names the scopes it needs.
-        if (CATALOG_TOOLS.includes(tool.name)) expect(tool.description, tool.name).not.toContain('(scope:');
-        else expect(tool.description, tool.name).toMatch(/\(scope: [a-z_]+:(read|write)/);
       }
-      // The shapes are built from zod when the first request loads it (src/mcp/tool.ts): each lists its fields.
-      const search = tools.find((t) => t.name === 'list_courses')!;
-      expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'fields', 'language', 'level', 'limit', 'pseudonymize', 'q', 'slug', 'status']);
-      expect(search.inputSchema.properties?.level).toMatchObject({ enum: ['beginner', 'intermediate', 'advanced'] });
-      expect(Object.keys(tools.find((t) => t.name === 'get_course')!.inputSchema.properties ?? {})).toEqual(['id', 'pseudonymize']);
-      expect(tools.find((t) => t.name === 'get_course')!.inputSchema.required).toEqual(['id']);
+      // sign_in is the one listed tool that needs a token: it is the way in, and says so.
+      expect(tools.find((t) => t.name === 'sign_in')!.description).toMatch(/sign in.*\(scope: account:read\)$/s);
+      // The area list names only what anyone may read; no learner is shown, so no pseudonymize option.
+      const list = tools.find((t) => t.name === 'list_records')!;
+      expect(Object.keys(list.inputSchema.properties ?? {})).toEqual(['area', 'q', 'filters', 'cursor', 'limit', 'fields', 'detail']);
+      expect((list.inputSchema.properties?.area as { enum: string[] }).enum.sort()).toEqual([...PUBLIC_AREAS.map((a) => a.area), 'pages'].sort());
+      expect(tools.find((t) => t.name === 'get_course')!.inputSchema).toMatchObject({ properties: { id: { type: 'string' } }, required: ['id'] });
+      // Called without a token, a tool the list leaves out answers 401 naming the scope it needs, as REST
+      // does: never a challenge, which the contract keeps for a token that is bad or short of scope.
+      for (const [name, scope] of Object.entries(SCOPED_TOOLS)) {
+        const res = await mcpPost(server.issuer, toolCall(name, {}));
+        expect({ status: res.status, challenge: res.headers.get('www-authenticate') }, name).toEqual({ status: 401, challenge: null });
+        expect((res.json as { error_description: string }).error_description, name).toContain(`with ${scope};`);
+      }
     });
 
-    it('calls every catalog tool: each result has structured content and a text item', async () => {
+    it('reads every public area: each answer has structured content and a text that carries it', async () => {
       const idOf: Record<string, string | undefined> = {
-        get_course: seeded.courses.published[0],
-        get_lecturer: seeded.lecturers[0]?.id,
-        get_membership_plan: seeded.plans.published[0],
-        get_digital_product: seeded.products.published[0],
-        get_event: seeded.events.upcoming[0],
-        get_post: seeded.posts.published[0],
+        courses: seeded.courses.published[0],
+        lecturers: seeded.lecturers[0]?.id,
+        membership_plans: seeded.plans.published[0],
+        digital_products: seeded.products.published[0],
+        events: seeded.events.upcoming[0],
+        posts: seeded.posts.published[0],
       };
-      // The seeded school has no page: get_page is called by list_pages's test in mcp-record-tools.
-      for (const name of CATALOG_TOOLS.filter((n) => n !== 'get_page')) expectToolResult(await call(name, name.startsWith('get_') && name in idOf ? { id: idOf[name] } : {}), name);
+      for (const { area } of PUBLIC_AREAS) {
+        const listed = expectToolResult(await call('list_records', { area }), area);
+        expect(listed.text, area).toContain(JSON.stringify(listed.structured));
+        const one = expectToolResult(await call('get_record', { id: idOf[area] }), area);
+        expect(one.structured, area).toMatchObject({ area, record: { id: idOf[area] } });
+        expect(one.text, area).toContain(JSON.stringify(one.structured));
+      }
     });
 
     it('get_course returns the course and its outline exactly as the anonymous REST API does', async () => {
@@ -195,67 +174,67 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       expect(text).toContain(`${seeded.courses.published.length} published courses`);
     });
 
-    it('every list tool returns exactly the records of the anonymous REST list, public fields only', async () => {
-      for (const { tool, key, path } of LIST_TOOLS) {
+    it('every public area lists exactly the records of the anonymous REST list, public fields only', async () => {
+      for (const { area, path } of PUBLIC_AREAS) {
         const expected = await rest(`${path}?limit=50`);
         // Long text is left out of lists unless named in fields: name every field the REST answer has.
         const fields = Object.keys(expected.data[0] ?? {}).filter((k) => k !== 'id');
-        const { structured, text } = expectToolResult(await call(tool, { limit: 50, fields }), tool);
-        expect(structured[key], tool).toEqual(expected.data);
-        expect(structured.next_cursor, tool).toBeUndefined();
-        expect(expected.data.length, `${tool} has seeded rows`).toBeGreaterThan(0);
-        for (const row of expected.data) expect(text, tool).toContain(String(row.id));
+        const { structured, text } = expectToolResult(await call('list_records', { area, limit: 50, fields }), area);
+        expect(structured.records, area).toEqual(expected.data);
+        expect(structured.next_cursor, area).toBeUndefined();
+        expect(expected.data.length, `${area} has seeded rows`).toBeGreaterThan(0);
+        for (const row of expected.data) expect(text, area).toContain(String(row.id));
       }
     });
 
     it('shows the seeded published records and never a draft, archived or past one', async () => {
-      const seen = async (tool: string, key: string) => ids(expectToolResult(await call(tool, { limit: 50 }), tool).structured[key]);
-      expect(await seen('list_courses', 'courses')).toEqual(seeded.courses.published);
-      expect(await seen('list_membership_plans', 'membership_plans')).toEqual(seeded.plans.published);
-      expect(await seen('list_digital_products', 'digital_products')).toEqual(seeded.products.published);
-      expect(await seen('list_posts', 'posts')).toEqual(seeded.posts.published);
-      expect(await seen('list_lecturers', 'lecturers')).toEqual(seeded.lecturers.map((l) => l.id));
+      const seen = async (area: string) => ids(expectToolResult(await call('list_records', { area, limit: 50 }), area).structured.records);
+      expect(await seen('courses')).toEqual(seeded.courses.published);
+      expect(await seen('membership_plans')).toEqual(seeded.plans.published);
+      expect(await seen('digital_products')).toEqual(seeded.products.published);
+      expect(await seen('posts')).toEqual(seeded.posts.published);
+      expect(await seen('lecturers')).toEqual(seeded.lecturers.map((l) => l.id));
       // Upcoming only, soonest first (events sort by starts_at); the past and draft ones are left out.
-      expect(await seen('list_events', 'events')).toEqual([seeded.events.upcoming[1], seeded.events.upcoming[0]]);
+      expect(await seen('events')).toEqual([seeded.events.upcoming[1], seeded.events.upcoming[0]]);
 
-      for (const { tool } of LIST_TOOLS) {
-        const { text, structured } = expectToolResult(await call(tool, { limit: 50 }), tool);
-        expect(text, tool).not.toContain(seeded.draftWord);
-        expect(JSON.stringify(structured), tool).not.toContain(seeded.draftWord);
+      for (const { area } of PUBLIC_AREAS) {
+        const { text, structured } = expectToolResult(await call('list_records', { area, limit: 50, detail: true }), area);
+        expect(text, area).not.toContain(seeded.draftWord);
+        expect(JSON.stringify(structured), area).not.toContain(seeded.draftWord);
       }
     });
 
-    it('never shows private fields to anonymous callers', async () => {
-      const lecturers = expectToolResult(await call('list_lecturers', { limit: 50 }), 'list_lecturers').structured.lecturers as Record<string, unknown>[];
+    it('never shows private fields to anonymous callers, even with detail', async () => {
+      const records = async (area: string) => expectToolResult(await call('list_records', { area, limit: 50, detail: true }), area).structured.records as Record<string, unknown>[];
+      const lecturers = await records('lecturers');
       for (const l of lecturers) expect(l).not.toHaveProperty('email');
-      const events = expectToolResult(await call('list_events', { limit: 50 }), 'list_events').structured.events as Record<string, unknown>[];
+      const events = await records('events');
       for (const e of events) expect(e).not.toHaveProperty('online_url');
-      const products = expectToolResult(await call('list_digital_products', { limit: 50 }), 'list_digital_products').structured.digital_products as Record<string, unknown>[];
-      for (const p of products) expect(p).not.toHaveProperty('file_id');
+      for (const p of await records('digital_products')) expect(p).not.toHaveProperty('file_id');
       const all = JSON.stringify(lecturers) + JSON.stringify(events);
       expect(all).not.toContain('@private.test');
       expect(all).not.toContain('meet.example.test');
+      // Asking for a private field by name is no way round it.
+      const named = expectToolResult(await call('get_record', { id: lecturers[0]!.id, fields: ['email'] }), 'get_record');
+      expect(named.structured.record).toEqual({ id: lecturers[0]!.id });
     });
 
-    it('list_courses matches GET /api/v1/courses for text, level and language, and never finds drafts', async () => {
+    it('lists courses as GET /api/v1/courses does for text, level and language, and never finds drafts', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ q: 'Calculus' }, 'q=Calculus'],
-        [{ level: 'advanced' }, 'level=advanced'],
-        [{ language: 'fr' }, 'language=fr'],
+        [{ filters: { level: 'advanced' } }, 'level=advanced'],
+        [{ filters: { language: 'fr' } }, 'language=fr'],
         [{ q: 'Course' }, 'q=Course'],
       ];
+      const courses = async (args: Record<string, unknown>) => expectToolResult(await call('list_records', { area: 'courses', limit: 50, ...args }), 'list_records');
       for (const [args, query] of cases) {
-        const { structured } = expectToolResult(await call('list_courses', { ...args, limit: 50 }), 'list_courses');
         const expected = await rest(`/courses?limit=50&${query}`);
-        expect(ids(structured.courses), query).toEqual(ids(expected.data));
+        expect(ids((await courses(args)).structured.records), query).toEqual(ids(expected.data));
       }
-      expect(ids(expectToolResult(await call('list_courses', { level: 'advanced', limit: 50 }), 'list_courses').structured.courses)).toEqual([
-        seeded.courses.published[1],
-        seeded.courses.published[3],
-      ]);
-      const drafts = expectToolResult(await call('list_courses', { q: seeded.draftWord }), 'list_courses');
-      expect(drafts.structured.courses).toEqual([]);
-      expect(drafts.text).toBe('Nothing found.');
+      expect(ids((await courses({ filters: { level: 'advanced' } })).structured.records)).toEqual([seeded.courses.published[1], seeded.courses.published[3]]);
+      const drafts = await courses({ q: seeded.draftWord });
+      expect(drafts.structured.records).toEqual([]);
+      expect(drafts.text).toMatch(/^No courses found\./);
     });
 
     it('pages with next_cursor exactly as the REST API does, over every published course', async () => {
@@ -263,22 +242,22 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       let cursor: string | undefined;
       let restCursor: string | undefined;
       for (let page = 0; page < 10; page++) {
-        const { structured, text } = expectToolResult(await call('list_courses', { limit: 2, ...(cursor ? { cursor } : {}) }), 'list_courses');
+        const { structured, text } = expectToolResult(await call('list_records', { area: 'courses', limit: 2, ...(cursor ? { cursor } : {}) }), 'list_records');
         const expected = await rest(`/courses?limit=2${restCursor ? `&cursor=${encodeURIComponent(restCursor)}` : ''}`);
-        expect(ids(structured.courses)).toEqual(ids(expected.data));
+        expect(ids(structured.records)).toEqual(ids(expected.data));
         expect(structured.next_cursor).toBe(expected.next_cursor);
-        collected.push(...ids(structured.courses));
+        collected.push(...ids(structured.records));
         cursor = structured.next_cursor as string | undefined;
         restCursor = expected.next_cursor;
         if (!cursor) break;
-        expect(text).toContain(`cursor "${cursor}"`);
+        expect(text).toContain(`"next_cursor":"${cursor}"`);
       }
       expect(cursor).toBeUndefined();
       expect(collected).toEqual(seeded.courses.published);
     });
 
     it('answers a cursor it never issued with a tool error, not a transport error', async () => {
-      const result = await call('list_courses', { cursor: 'not-a-cursor' });
+      const result = await call('list_records', { area: 'courses', cursor: 'not-a-cursor' });
       expect(result.isError).toBe(true);
       expect(result.content[0]?.text).toMatch(/cursor/);
     });
@@ -329,10 +308,10 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
       expect(resultOf(init)).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'lyceum' } });
       noChallenge(init);
       const list = await mcpPost(server.issuer, rpc('tools/list'), { headers: { 'mcp-protocol-version': '2025-06-18' } });
-      expect((resultOf(list).tools as { name: string }[]).map((t) => t.name)).toEqual(expect.arrayContaining([...CATALOG_TOOLS, ...Object.keys(SCOPED_TOOLS)]));
+      expect((resultOf(list).tools as { name: string }[]).map((t) => t.name)).toEqual(CATALOG_TOOLS);
       noChallenge(list);
-      const called = await mcpPost(server.issuer, toolCall('list_courses', { limit: 50 }));
-      expect(ids((resultOf(called).structuredContent as Record<string, unknown>).courses)).toEqual(seeded.courses.published);
+      const called = await mcpPost(server.issuer, toolCall('list_records', { area: 'courses', limit: 50 }));
+      expect(ids((resultOf(called).structuredContent as Record<string, unknown>).records)).toEqual(seeded.courses.published);
       noChallenge(called);
     });
 
@@ -356,7 +335,7 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
 
     it('a JSON-RPC batch is refused whole, 400 -32600, whatever it holds: one request is one message', async () => {
       const lists = Array.from({ length: 100 }, () => rpc('tools/list'));
-      for (const body of [lists, [rpc('tools/list')], [toolCall('list_courses'), toolCall('list_students')], [], [1]]) {
+      for (const body of [lists, [rpc('tools/list')], [toolCall('list_records', { area: 'courses' }), toolCall('list_records', { area: 'students' })], [], [1]]) {
         const res = await mcpPost(server.issuer, body);
         expectJsonRpcError(res, 400, -32600);
         expect((res.json as { error: { message: string } }).error.message).toBe('Invalid Request: JSON-RPC batches are not accepted; send one message per request');
@@ -386,8 +365,8 @@ describe.each(STORE_KINDS)('MCP server, anonymous (%s)', (kind) => {
     });
 
     it('invalid tool arguments are a tool error or JSON-RPC -32602, never 5xx', async () => {
-      for (const args of [{ limit: 0 }, { limit: 'ten' }, { level: 'expert' }, { q: 'x'.repeat(201) }]) {
-        const res = await mcpPost(server.issuer, toolCall('list_courses', args));
+      for (const args of [{ limit: 0 }, { limit: 'ten' }, { area: 'nowhere' }, { q: 'x'.repeat(201) }, { course_id: 'crs_x' }, { filters: { colour: 'red' } }]) {
+        const res = await mcpPost(server.issuer, toolCall('list_records', { area: 'courses', ...args }));
         expect(res.status, JSON.stringify(args)).toBeLessThan(500);
         const body = res.json as { result?: { isError?: boolean }; error?: { code: number } };
         expect(body.result?.isError === true || body.error?.code === -32602, `${JSON.stringify(args)}: ${res.text}`).toBe(true);

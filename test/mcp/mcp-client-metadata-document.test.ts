@@ -42,7 +42,7 @@ describe.each(STORE_KINDS)('the MCP SDK client with a metadata document as clien
     const client = new Client({ name: 'lyceum-cimd-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      await expect(client.callTool({ name: 'list_students', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+      await expect(client.callTool({ name: 'list_records', arguments: { area: 'students' } })).rejects.toBeInstanceOf(UnauthorizedError);
       expect(traffic.log.filter((e) => e.url.pathname === '/api/oauth/register')).toHaveLength(0);
       const url = provider.lastAuthorizationUrl();
       expect(url.searchParams.get('client_id')).toBe(clientId);
@@ -56,7 +56,7 @@ describe.each(STORE_KINDS)('the MCP SDK client with a metadata document as clien
       expect(formOf(token!)).toMatchObject({ grant_type: 'authorization_code', client_id: clientId });
       expect(formOf(token!).client_secret).toBeUndefined();
 
-      const result = (await client.callTool({ name: 'list_students', arguments: {} })) as { isError?: boolean };
+      const result = (await client.callTool({ name: 'list_records', arguments: { area: 'students' } })) as { isError?: boolean };
       expect(result.isError ?? false).toBe(false);
       expect(docs.hits(path)).toBe(1);
     } finally {

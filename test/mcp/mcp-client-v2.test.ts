@@ -92,7 +92,7 @@ describe.each(STORE_KINDS)('the v2 MCP client package (%s)', (kind) => {
 
   it('a scoped tool: 401 → PRM → AS metadata → registration → authorization URL with PKCE S256, resource and state', async () => {
     const start = traffic.log.length;
-    await expect(callTool('list_students')).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(callTool('list_records', { area: 'students' })).rejects.toBeInstanceOf(UnauthorizedError);
     const log = since(start);
     expect(at(log[0]!)).toBe('POST /mcp');
     expect(log[0]).toMatchObject({ status: 401, authorization: null });
@@ -145,9 +145,9 @@ describe.each(STORE_KINDS)('the v2 MCP client package (%s)', (kind) => {
     expect(await introspect(tokens.access_token)).toMatchObject({ active: true, aud: mcpUrl, sub: server.user.id, scope: 'students:read' });
 
     const before = traffic.log.length;
-    const result = await callTool('list_students', { limit: 50 });
+    const result = await callTool('list_records', { area: 'students', limit: 50 });
     expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
-    expect(ids(result.structuredContent?.students)).toEqual(seeded.students.map((s) => s.id));
+    expect(ids(result.structuredContent?.records)).toEqual(seeded.students.map((s) => s.id));
     expect(since(before).find((e) => at(e) === 'POST /mcp')).toMatchObject({ status: 200, authorization: `Bearer ${tokens.access_token}` });
   });
 
@@ -155,7 +155,7 @@ describe.each(STORE_KINDS)('the v2 MCP client package (%s)', (kind) => {
     const old = provider.tokens()!;
     server.advance(PAST_ACCESS_TTL_MS);
     const start = traffic.log.length;
-    const result = await callTool('list_students');
+    const result = await callTool('list_records', { area: 'students' });
     expect(result.isError ?? false).toBe(false);
 
     const log = since(start);
@@ -176,7 +176,7 @@ describe.each(STORE_KINDS)('the v2 MCP client package (%s)', (kind) => {
   it('step-up: 403 insufficient_scope makes the client authorize again for held ∪ challenged scope, without refreshing; the call then succeeds', async () => {
     const held = provider.tokens()!;
     const start = traffic.log.length;
-    await expect(callTool('list_orders')).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(callTool('list_records', { area: 'orders' })).rejects.toBeInstanceOf(UnauthorizedError);
     const log = since(start);
     expectOrdersChallenge(log[0]);
     // RFC 6749 §6: a refresh cannot widen scope, so the client goes straight to a new authorization.
@@ -194,9 +194,9 @@ describe.each(STORE_KINDS)('the v2 MCP client package (%s)', (kind) => {
     expect(widened.access_token).not.toBe(held.access_token);
     expect(sorted(widened.scope)).toEqual(expect.arrayContaining(['orders:read', 'students:read']));
 
-    const orders = await callTool('list_orders');
+    const orders = await callTool('list_records', { area: 'orders' });
     expect(orders.isError ?? false, JSON.stringify(orders.content)).toBe(false);
-    expect(ids(orders.structuredContent?.orders)).toEqual(seeded.orders);
-    expect((await callTool('list_students')).isError ?? false).toBe(false);
+    expect(ids(orders.structuredContent?.records)).toEqual(seeded.orders);
+    expect((await callTool('list_records', { area: 'students' })).isError ?? false).toBe(false);
   });
 });

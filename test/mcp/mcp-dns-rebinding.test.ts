@@ -49,7 +49,7 @@ describe.each(STORE_KINDS)('MCP DNS-rebinding protection (%s)', (kind) => {
   afterAll(() => server?.stop());
 
   /** A tool call with an effect anyone can see: the course's title. */
-  const rename = (title: string) => toolCall('update_course', { id: seeded.courses.published[0], title });
+  const rename = (title: string) => toolCall('update_record', { id: seeded.courses.published[0], values: { title } });
   const courseTitle = async () => (await server.deps.store.records.get(AREAS.courses.name, seeded.courses.published[0]!))?.title;
 
   it('refuses a foreign Origin with 403 and a JSON-RPC error, before the tool runs', async () => {

@@ -49,14 +49,14 @@ describe.each(STORE_KINDS)('MCP response headers (%s)', (kind) => {
   });
 
   it('a POST a token unlocked carries them too, no-store first of all', async () => {
-    const res = await mcpPost(server.issuer, toolCall('list_students'), { authorization: bearer });
+    const res = await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization: bearer });
     expect(res.status).toBe(200);
     expect((res.json as { result: { isError?: boolean } }).result.isError ?? false).toBe(false);
     expectMcpHeaders(res, 'list_students with a token');
   });
 
   it('a 401 from /mcp carries them with its challenge', async () => {
-    const res = await mcpPost(server.issuer, toolCall('list_students'), { authorization: 'Bearer not-a-known-token' });
+    const res = await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization: 'Bearer not-a-known-token' });
     expect(res.status).toBe(401);
     expect(res.json).toEqual({ error: 'invalid_token', error_description: 'The access token is not recognised' });
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);

@@ -68,10 +68,12 @@ describe(`the MCP Inspector CLI (${kind})`, () => {
     return (JSON.parse(run.stderr) as { error: { code: string; message: string } }).error;
   }
 
-  it('anonymously: tools/list lists the catalog, learner and staff tools', async () => {
+  it('anonymously: tools/list lists the catalog and sign_in; with a token, what the token opens', async () => {
     const run = await inspector(['--method', 'tools/list']);
-    const names = (resultOf(run).tools as { name: string }[]).map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['get_site_info', 'get_my_account', 'list_students', 'list_orders']));
+    expect((resultOf(run).tools as { name: string }[]).map((t) => t.name)).toEqual(['get_site_info', 'get_course', 'list_records', 'get_record', 'sign_in']);
+    const { tokens } = await obtainTokens(server, { scope: 'students:read', resource: `${server.issuer}/mcp` });
+    const signedIn = await inspector(['--header', `Authorization: Bearer ${tokens.access_token}`, '--header', 'X-MCP-Toolsets: students', '--method', 'tools/list']);
+    expect((resultOf(signedIn).tools as { name: string }[]).map((t) => t.name)).toEqual(['list_records', 'get_record', 'get_course_progress']);
   });
 
   it('anonymously: tools/call get_site_info answers with the school', async () => {
@@ -80,23 +82,23 @@ describe(`the MCP Inspector CLI (${kind})`, () => {
   });
 
   it('anonymously: a scoped tool is refused with the server\'s 401 and where to sign in', async () => {
-    const error = authErrorOf(await inspector(['--method', 'tools/call', '--tool-name', 'list_students']));
+    const error = authErrorOf(await inspector(['--method', 'tools/call', '--tool-name', 'list_records', '--tool-arg', 'area=students']));
     expect(error.code).toBe('auth_required');
     expect(error.message).toContain('"error":"invalid_request"');
     expect(error.message).toContain(`${server.issuer}/.well-known/oauth-protected-resource/mcp`);
   });
 
-  it('with a bearer token without students:read: list_students is refused as insufficient_scope', async () => {
+  it('with a bearer token without students:read: listing students is refused as insufficient_scope', async () => {
     const { tokens } = await obtainTokens(server, { scope: 'orders:read', resource: `${server.issuer}/mcp` });
-    const run = await inspector(['--header', `Authorization: Bearer ${tokens.access_token}`, '--method', 'tools/call', '--tool-name', 'list_students']);
+    const run = await inspector(['--header', `Authorization: Bearer ${tokens.access_token}`, '--method', 'tools/call', '--tool-name', 'list_records', '--tool-arg', 'area=students']);
     // The CLI reads the scope from the 403's WWW-Authenticate challenge; with a fixed header it cannot step up.
     expect({ code: run.code, timedOut: run.timedOut, stdout: run.stdout }, run.stderr).toEqual({ code: 1, timedOut: false, stdout: '' });
     expect(JSON.parse(run.stderr)).toEqual({ error: { code: 'error', message: 'Insufficient scope: required "students:read"' } });
   });
 
-  it('with a bearer token by --header: list_students answers with the students', async () => {
+  it('with a bearer token by --header: listing students answers with the students', async () => {
     const { tokens } = await obtainTokens(server, { scope: 'students:read', resource: `${server.issuer}/mcp` });
-    const run = await inspector(['--header', `Authorization: Bearer ${tokens.access_token}`, '--method', 'tools/call', '--tool-name', 'list_students', '--tool-arg', 'limit=50']);
-    expect((resultOf(run).structuredContent as { students: { id: string }[] }).students.map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
+    const run = await inspector(['--header', `Authorization: Bearer ${tokens.access_token}`, '--method', 'tools/call', '--tool-name', 'list_records', '--tool-arg', 'area=students', '--tool-arg', 'limit=50']);
+    expect((resultOf(run).structuredContent as { records: { id: string }[] }).records.map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
   });
 });

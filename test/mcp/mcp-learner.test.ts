@@ -13,7 +13,8 @@ import { UserAgent } from '../helpers/user-agent.ts';
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
-const LEARNER_TOOLS = ['get_my_account', 'get_my_progress', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
+/** The learner toolset, in its listed order. */
+const LEARNER_TOOLS = ['get_my_account', 'get_my_progress', 'set_my_lesson_completion', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
 
 interface Learner {
   user: { email: string; password: string; id: string };
@@ -163,26 +164,32 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
 
     it('a staff tool with that token is 403 insufficient_scope naming the scope it needs', async () => {
       const token = adaMcp.provider.tokens()!.access_token;
-      for (const [name, scope] of [['list_students', 'students:read'], ['list_orders', 'orders:read'], ['get_analytics', 'analytics:read']] as const) {
-        const res = await mcpPost(server.issuer, toolCall(name), { authorization: `Bearer ${token}` });
+      for (const [name, args, scope] of [
+        ['list_records', { area: 'students' }, 'students:read'],
+        ['list_records', { area: 'orders' }, 'orders:read'],
+        ['get_course_progress', { course_id: 'crs_x' }, 'students:read'],
+        ['get_analytics', {}, 'analytics:read'],
+      ] as const) {
+        const res = await mcpPost(server.issuer, toolCall(name, args), { authorization: `Bearer ${token}` });
         expect(res.status, name).toBe(403);
         expect(res.json).toEqual({ error: 'insufficient_scope', error_description: expect.stringMatching(/\S/) });
         expect(parseChallenge(res.headers.get('www-authenticate')).params).toMatchObject({ error: 'insufficient_scope', scope });
       }
     });
 
-    it('lists the learner tools with their scope and readOnlyHint', async () => {
+    it('lists the catalog and the learner tools, each with its scope and readOnlyHint, nothing it cannot call', async () => {
       const { tools } = await adaMcp.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['get_site_info', 'get_course', 'list_records', 'get_record', ...LEARNER_TOOLS]);
       const mine = tools.filter((t) => LEARNER_TOOLS.includes(t.name));
-      expect(mine.map((t) => t.name).sort()).toEqual(LEARNER_TOOLS);
       for (const tool of mine) {
-        const write = tool.name === 'update_my_account';
+        const write = tool.name === 'update_my_account' || tool.name === 'set_my_lesson_completion';
         expect(tool.description, tool.name).toContain(`(scope: ${write ? 'account:write' : 'account:read'})`);
         expect(tool.annotations?.readOnlyHint, tool.name).toBe(!write);
       }
-      expect(Object.keys(tools.find((t) => t.name === 'update_my_account')!.inputSchema.properties ?? {})).toEqual(['name', 'pseudonymize']);
+      // Only a tool that can show other learners takes pseudonymize: a learner's own tools do not.
+      expect(Object.keys(tools.find((t) => t.name === 'update_my_account')!.inputSchema.properties ?? {})).toEqual(['name']);
       expect(tools.find((t) => t.name === 'update_my_account')!.description).toMatch(/password/);
-      expect(Object.keys(tools.find((t) => t.name === 'list_my_orders')!.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit', 'pseudonymize']);
+      expect(Object.keys(tools.find((t) => t.name === 'list_my_orders')!.inputSchema.properties ?? {}).sort()).toEqual(['cursor', 'limit']);
     });
   });
 

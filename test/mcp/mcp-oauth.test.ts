@@ -14,10 +14,13 @@ import { UserAgent } from '../helpers/user-agent.ts';
 
 /** ACCESS_TOKEN_TTL_SECONDS default, plus a second. */
 const PAST_ACCESS_TTL_MS = 3601_000;
-const CATALOG_TOOLS = ['get_site_info', 'list_courses', 'get_course', 'list_lecturers', 'list_membership_plans', 'list_digital_products', 'list_events', 'list_posts'];
-/** Tools that need a token, some of each kind; mcp-record-tools.test.ts states every tool's name. */
-const SCOPED_TOOLS = ['get_analytics', 'list_orders', 'list_students', 'update_course', 'create_course', 'delete_course', 'get_school_summary', 'publish_course'];
-const LEARNER_TOOLS = ['get_my_account', 'get_my_progress', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account'];
+/** Calls that need a token, each with the arguments that make them need it. */
+const SCOPED_CALLS: [string, Record<string, unknown>][] = [
+  ['list_records', { area: 'students' }],
+  ['list_records', { area: 'orders' }],
+  ['get_analytics', {}],
+  ['update_record', { id: 'crs_anything', values: { title: 'x' } }],
+];
 
 type CallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
@@ -77,8 +80,8 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
     });
 
     it('an anonymous call of a scoped tool is 401 invalid_request without WWW-Authenticate', async () => {
-      for (const name of ['list_students', 'list_orders', 'get_analytics', 'update_course']) {
-        const res = await mcpPost(server.issuer, toolCall(name, name === 'update_course' ? { id: seeded.courses.published[0], title: 'x' } : {}));
+      for (const [name, args] of SCOPED_CALLS) {
+        const res = await mcpPost(server.issuer, toolCall(name, args));
         expect({ status: res.status, body: res.json }, res.text).toEqual({ status: 401, body: { error: 'invalid_request', error_description: expect.stringContaining(prmUrl) } });
         expect(res.headers.get('www-authenticate'), name).toBeNull();
       }
@@ -86,8 +89,8 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
 
     it('an unknown or malformed token is 401 invalid_token with the MCP resource_metadata, on scoped and catalog calls alike', async () => {
       for (const authorization of [`Bearer lyc_at_${'x'.repeat(43)}`, 'Bearer not a token', 'Basic dXNlcjpwdw==']) {
-        expectChallenge(await mcpPost(server.issuer, toolCall('list_students'), { authorization }), 401, 'invalid_token');
-        expectChallenge(await mcpPost(server.issuer, toolCall('list_courses'), { authorization }), 401, 'invalid_token');
+        expectChallenge(await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization }), 401, 'invalid_token');
+        expectChallenge(await mcpPost(server.issuer, toolCall('list_records', { area: 'courses' }), { authorization }), 401, 'invalid_token');
         expectChallenge(await mcpPost(server.issuer, rpc('tools/list'), { authorization }), 401, 'invalid_token');
       }
     });
@@ -95,7 +98,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
     it('a valid token bound to the API resource is 401 invalid_token at /mcp', async () => {
       const { token, clientId } = await accessToken('students:read', server.issuer);
       expect((await introspect(token, clientId)).aud).toBe(server.issuer);
-      expectChallenge(await mcpPost(server.issuer, toolCall('list_students'), { authorization: `Bearer ${token}` }), 401, 'invalid_token');
+      expectChallenge(await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization: `Bearer ${token}` }), 401, 'invalid_token');
       expectChallenge(await mcpPost(server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}` }), 401, 'invalid_token');
       // It still works where it is meant to be used.
       const students = await readJson(await fetch(`${server.issuer}/api/v1/students`, { headers: { authorization: `Bearer ${token}` } }));
@@ -105,48 +108,51 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
     it('a revoked token is 401 invalid_token', async () => {
       const { token, clientId } = await accessToken('students:read', mcpUrl);
       expect((await revokeRequest(server, { clientId }, token)).status).toBe(200);
-      expectChallenge(await mcpPost(server.issuer, toolCall('list_students'), { authorization: `Bearer ${token}` }), 401, 'invalid_token');
+      expectChallenge(await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization: `Bearer ${token}` }), 401, 'invalid_token');
     });
 
     it('a token without students:read (bound to /mcp, or unbound) is 403 insufficient_scope with scope="students:read"', async () => {
       for (const resource of [mcpUrl, undefined]) {
         const { token } = await accessToken('courses:read orders:read', resource);
-        const res = await mcpPost(server.issuer, toolCall('list_students'), { authorization: `Bearer ${token}` });
+        const res = await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization: `Bearer ${token}` });
         expectChallenge(res, 403, 'insufficient_scope', 'students:read');
         // The catalog stays open to the same token.
-        expect(ids((resultOf(await mcpPost(server.issuer, toolCall('list_courses', { limit: 50 }), { authorization: `Bearer ${token}` })).structuredContent as Record<string, unknown>).courses)).toEqual(
+        expect(ids((resultOf(await mcpPost(server.issuer, toolCall('list_records', { area: 'courses', limit: 50 }), { authorization: `Bearer ${token}` })).structuredContent as Record<string, unknown>).records)).toEqual(
           expect.arrayContaining(seeded.courses.published),
         );
       }
     });
 
-    it('with students:read, list_students answers 200 with the students the REST API lists', async () => {
+    it('with students:read, listing students answers 200 with the students the REST API lists', async () => {
       const bound = await accessToken('students:read', mcpUrl);
       expect((await introspect(bound.token, bound.clientId)).aud).toBe(mcpUrl);
       const unbound = await accessToken('students:read');
       const rest = await readJson(await fetch(`${server.issuer}/api/v1/students?limit=50`, { headers: { authorization: `Bearer ${unbound.token}` } }));
       expect(rest.status).toBe(200);
       for (const { token } of [bound, unbound]) {
-        const res = await mcpPost(server.issuer, toolCall('list_students', { limit: 50 }), { authorization: `Bearer ${token}` });
+        const res = await mcpPost(server.issuer, toolCall('list_records', { area: 'students', limit: 50 }), { authorization: `Bearer ${token}` });
         expect(res.headers.get('www-authenticate')).toBeNull();
         const result = resultOf(res) as CallResult;
         expect(result.isError ?? false).toBe(false);
         // Lists leave long text (a student's notes) out unless asked for by fields.
-        expect(result.structuredContent?.students).toEqual((rest.json.data as Record<string, unknown>[]).map(({ notes: _notes, ...student }) => student));
-        expect(ids(result.structuredContent?.students)).toEqual(seeded.students.map((s) => s.id));
+        expect(result.structuredContent?.records).toEqual((rest.json.data as Record<string, unknown>[]).map(({ notes: _notes, ...student }) => student));
+        expect(ids(result.structuredContent?.records)).toEqual(seeded.students.map((s) => s.id));
         for (const s of seeded.students) expect(result.content[0]?.text).toContain(s.email);
       }
     });
 
-    it('tools/list shows a token every tool, those beyond its scopes too; calling one of those is 403', async () => {
+    it('tools/list shows a token only what its scopes allow; a tool beyond them is still 403 when called', async () => {
       const { token } = await accessToken('students:read orders:read', mcpUrl);
       const res = await mcpPost(server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}` });
-      const names = (resultOf(res).tools as { name: string }[]).map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining([...CATALOG_TOOLS, ...LEARNER_TOOLS, ...SCOPED_TOOLS]));
+      const tools = resultOf(res).tools as { name: string; inputSchema: { properties: { area?: { enum: string[] } } } }[];
+      // Reads only (no write scope), over the catalog and the two areas the token opens; no learner tools without account:read.
+      expect(tools.map((t) => t.name)).toEqual(['get_site_info', 'get_course', 'list_records', 'get_record', 'get_course_progress']);
+      expect(tools.find((t) => t.name === 'list_records')!.inputSchema.properties.area!.enum).toEqual(expect.arrayContaining(['courses', 'students', 'orders']));
+      expect(tools.find((t) => t.name === 'list_records')!.inputSchema.properties.area!.enum).not.toContain('coupons');
 
-      const orders = resultOf(await mcpPost(server.issuer, toolCall('list_orders'), { authorization: `Bearer ${token}` })) as CallResult;
-      expect(ids(orders.structuredContent?.orders)).toEqual(seeded.orders);
-      expectChallenge(await mcpPost(server.issuer, toolCall('update_course', { id: seeded.courses.published[0], title: 'x', dry_run: true }), { authorization: `Bearer ${token}` }), 403, 'insufficient_scope', 'courses:write');
+      const orders = resultOf(await mcpPost(server.issuer, toolCall('list_records', { area: 'orders' }), { authorization: `Bearer ${token}` })) as CallResult;
+      expect(ids(orders.structuredContent?.records)).toEqual(seeded.orders);
+      expectChallenge(await mcpPost(server.issuer, toolCall('update_record', { id: seeded.courses.published[0], values: { title: 'x' }, dry_run: true }), { authorization: `Bearer ${token}` }), 403, 'insufficient_scope', 'courses:write');
     });
 
     it('get_analytics with analytics:read returns the same report as GET /api/v1/analytics', async () => {
@@ -160,7 +166,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expectChallenge(await mcpPost(server.issuer, toolCall('get_analytics'), { authorization: `Bearer ${token}x` }), 401, 'invalid_token');
     });
 
-    it('update_course with courses:write: dry_run changes nothing, dry_run false changes the course', async () => {
+    it('update_record of a course with courses:write: dry_run changes nothing, dry_run false changes the course', async () => {
       const { token } = await accessToken('courses:write', mcpUrl);
       const id = seeded.courses.published[0]!;
       const readCourse = async () => (await readJson(await fetch(`${server.issuer}/api/v1/courses/${id}`))).json;
@@ -168,29 +174,29 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expect(before.title).toBe('Intro to Algebra');
 
       const tools = (resultOf(await mcpPost(server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}` })).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[]);
-      expect(tools.find((t) => t.name === 'update_course')?.annotations?.readOnlyHint).toBe(false);
+      expect(tools.find((t) => t.name === 'update_record')?.annotations?.readOnlyHint).toBe(false);
 
-      const preview = resultOf(await mcpPost(server.issuer, toolCall('update_course', { id, title: 'Algebra I', price_cents: 1200, dry_run: true }), { authorization: `Bearer ${token}` })) as CallResult;
+      const preview = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id, values: { title: 'Algebra I', price_cents: 1200 }, dry_run: true }), { authorization: `Bearer ${token}` })) as CallResult;
       expect(preview.isError ?? false, JSON.stringify(preview.content)).toBe(false);
-      expect(preview.structuredContent).toMatchObject({ dry_run: true, changed: ['title', 'price_cents'], course: { id, title: 'Algebra I', price_cents: 1200 } });
+      expect(preview.structuredContent).toMatchObject({ dry_run: true, changed: ['title', 'price_cents'], record: { id, title: 'Algebra I', price_cents: 1200 } });
       expect(preview.content[0]?.text).toMatch(/^Would change/);
       expect(await readCourse()).toEqual(before);
 
-      const saved = resultOf(await mcpPost(server.issuer, toolCall('update_course', { id, title: 'Algebra I', price_cents: 1200, dry_run: false }), { authorization: `Bearer ${token}` })) as CallResult;
+      const saved = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id, values: { title: 'Algebra I', price_cents: 1200 }, dry_run: false }), { authorization: `Bearer ${token}` })) as CallResult;
       expect(saved.isError ?? false, JSON.stringify(saved.content)).toBe(false);
-      expect(saved.structuredContent).toMatchObject({ dry_run: false, changed: ['title', 'price_cents'], course: { id, title: 'Algebra I', price_cents: 1200 } });
+      expect(saved.structuredContent).toMatchObject({ dry_run: false, changed: ['title', 'price_cents'], record: { id, title: 'Algebra I', price_cents: 1200 } });
       const after = await readCourse();
       expect(after).toMatchObject({ id, title: 'Algebra I', price_cents: 1200, summary: before.summary, slug: before.slug });
 
       // Nothing to change, or an unknown course: a tool error, not a transport error.
-      const empty = resultOf(await mcpPost(server.issuer, toolCall('update_course', { id }), { authorization: `Bearer ${token}` })) as CallResult;
+      const empty = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id, values: {} }), { authorization: `Bearer ${token}` })) as CallResult;
       expect(empty.isError).toBe(true);
-      const unknown = resultOf(await mcpPost(server.issuer, toolCall('update_course', { id: 'crs_nope', title: 'x' }), { authorization: `Bearer ${token}` })) as CallResult;
+      const unknown = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id: 'crs_nope', values: { title: 'x' } }), { authorization: `Bearer ${token}` })) as CallResult;
       expect(unknown.isError).toBe(true);
       // A draft can be edited by the school, and stays invisible to the public.
       const draftId = seeded.courses.draft[0]!;
-      const draft = resultOf(await mcpPost(server.issuer, toolCall('update_course', { id: draftId, summary: 'Still secret' }), { authorization: `Bearer ${token}` })) as CallResult;
-      expect(draft.structuredContent).toMatchObject({ changed: ['summary'], course: { id: draftId, status: 'draft' } });
+      const draft = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id: draftId, values: { summary: 'Still secret' } }), { authorization: `Bearer ${token}` })) as CallResult;
+      expect(draft.structuredContent).toMatchObject({ changed: ['summary'], record: { id: draftId, status: 'draft' } });
       expect((await fetch(`${server.issuer}/api/v1/courses/${draftId}`)).status).toBe(404);
     });
   });
@@ -237,15 +243,15 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expect(provider.authorizationUrls).toHaveLength(0);
     });
 
-    it('list_students: 401 → PRM discovery → AS metadata → registration → authorization URL with PKCE S256 and resource', async () => {
+    it('listing students: 401 → PRM discovery → AS metadata → registration → authorization URL with PKCE S256 and resource', async () => {
       const start = traffic.log.length;
-      const err = await callTool('list_students').catch((e: unknown) => e);
+      const err = await callTool('list_records', { area: 'students' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnauthorizedError);
       const log = since(start);
 
       const denied = log[0]!;
       expect(at(denied)).toBe('POST /mcp');
-      expect(denied.body).toContain('"list_students"');
+      expect(JSON.parse(denied.body)).toMatchObject({ method: 'tools/call', params: { name: 'list_records', arguments: { area: 'students' } } });
       expect(denied).toMatchObject({ status: 401, authorization: null, wwwAuthenticate: null });
 
       const prmFetch = log.find((e) => e.url.pathname === '/.well-known/oauth-protected-resource/mcp');
@@ -281,7 +287,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expect(q.code_challenge).toBe(createHash('sha256').update(provider.codeVerifier()).digest('base64url'));
     });
 
-    it('after the browser step, finishAuth exchanges the code with resource, and list_students succeeds', async () => {
+    it('after the browser step, finishAuth exchanges the code with resource, and listing students succeeds', async () => {
       const code = await browserStep(provider.lastAuthorizationUrl());
       const start = traffic.log.length;
       await transport.finishAuth(code);
@@ -302,13 +308,16 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       expect(sorted(tokens.scope ?? '')).toEqual([...prm.scopes_supported].sort());
 
       const before = traffic.log.length;
-      const result = await callTool('list_students', { limit: 50 });
+      const result = await callTool('list_records', { area: 'students', limit: 50 });
       expect(result.isError ?? false).toBe(false);
-      expect(ids(result.structuredContent?.students)).toEqual(seeded.students.map((s) => s.id));
+      expect(ids(result.structuredContent?.records)).toEqual(seeded.students.map((s) => s.id));
       expect(since(before).find((e) => at(e) === 'POST /mcp')).toMatchObject({ status: 200, authorization: `Bearer ${tokens.access_token}` });
-      // The token's tools are listed too.
+      // The list is now the owner's daily work: the learner's tools and the staff's, without the site toolset.
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining([...CATALOG_TOOLS, ...LEARNER_TOOLS, ...SCOPED_TOOLS]));
+      const names = tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['get_my_progress', 'create_record', 'build_course', 'get_course_progress', 'enroll_student_by_email', 'get_analytics']));
+      expect(names).not.toContain('sign_in');
+      expect(names).not.toContain('update_school_settings');
     });
 
     it('the issued token is bound to {issuer}/mcp with exactly the PRM scopes, and refused by the API', async () => {
@@ -327,14 +336,14 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       server.advance(PAST_ACCESS_TTL_MS);
       const start = traffic.log.length;
 
-      const result = await callTool('list_students');
+      const result = await callTool('list_records', { area: 'students' });
       expect(result.isError ?? false).toBe(false);
-      expect(ids(result.structuredContent?.students)).toEqual(seeded.students.map((s) => s.id));
+      expect(ids(result.structuredContent?.records)).toEqual(seeded.students.map((s) => s.id));
 
       const log = since(start);
       const expired = log[0]!;
       expect(at(expired)).toBe('POST /mcp');
-      expect(expired.body).toContain('"list_students"');
+      expect(JSON.parse(expired.body)).toMatchObject({ method: 'tools/call', params: { name: 'list_records', arguments: { area: 'students' } } });
       expect(expired).toMatchObject({ status: 401, authorization: `Bearer ${old.access_token}` });
       expect(parseChallenge(expired.wwwAuthenticate).params).toMatchObject({ error: 'invalid_token', resource_metadata: prmUrl });
 
@@ -371,12 +380,12 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       const client = new Client({ name: 'lyceum-step-up-test', version: '1.0.0' });
       await client.connect(transport);
       await streamRefused(traffic.log);
-      await expect(client.callTool({ name: 'list_students', arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+      await expect(client.callTool({ name: 'list_records', arguments: { area: 'students' } })).rejects.toBeInstanceOf(UnauthorizedError);
       const narrowed = new URL(provider.lastAuthorizationUrl().href);
       narrowed.searchParams.set('scope', 'students:read');
       await transport.finishAuth(await browserStep(provider, narrowed));
       expect(provider.tokens()?.scope).toBe('students:read');
-      const ok = (await client.callTool({ name: 'list_students', arguments: {} })) as CallResult;
+      const ok = (await client.callTool({ name: 'list_records', arguments: { area: 'students' } })) as CallResult;
       expect(ok.isError ?? false).toBe(false);
       return { provider, traffic, transport, client };
     }
@@ -403,7 +412,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       try {
         expect(provider.tokens()?.refresh_token).toBeUndefined();
         const start = traffic.log.length;
-        const err = await client.callTool({ name: 'list_orders', arguments: {} }).catch((e: unknown) => e);
+        const err = await client.callTool({ name: 'list_records', arguments: { area: 'orders' } }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(UnauthorizedError);
         const log = traffic.log.slice(start);
         expectOrdersChallenge(log[0]);
@@ -418,9 +427,9 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
 
         await transport.finishAuth(await browserStep(provider, second));
         expect(provider.tokens()?.scope?.split(' ')).toContain('orders:read');
-        const orders = (await client.callTool({ name: 'list_orders', arguments: {} })) as CallResult;
+        const orders = (await client.callTool({ name: 'list_records', arguments: { area: 'orders' } })) as CallResult;
         expect(orders.isError ?? false).toBe(false);
-        expect(ids(orders.structuredContent?.orders)).toEqual(seeded.orders);
+        expect(ids(orders.structuredContent?.records)).toEqual(seeded.orders);
       } finally {
         await client.close();
       }
@@ -432,7 +441,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
         const held = provider.tokens()!;
         expect(held.refresh_token).toMatch(/\S/);
         const start = traffic.log.length;
-        const err = await client.callTool({ name: 'list_orders', arguments: {} }).catch((e: unknown) => e);
+        const err = await client.callTool({ name: 'list_records', arguments: { area: 'orders' } }).catch((e: unknown) => e);
         const log = traffic.log.slice(start);
         const mcpCalls = log.filter((e) => e.url.pathname === '/mcp');
         expectOrdersChallenge(mcpCalls[0]);
@@ -462,10 +471,10 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
 
         await transport.finishAuth(await browserStep(provider, second));
         expect(sorted(provider.tokens()?.scope ?? '')).toEqual(['orders:read', 'students:read']);
-        const orders = (await client.callTool({ name: 'list_orders', arguments: {} })) as CallResult;
+        const orders = (await client.callTool({ name: 'list_records', arguments: { area: 'orders' } })) as CallResult;
         expect(orders.isError ?? false).toBe(false);
-        expect(ids(orders.structuredContent?.orders)).toEqual(seeded.orders);
-        const students = (await client.callTool({ name: 'list_students', arguments: {} })) as CallResult;
+        expect(ids(orders.structuredContent?.records)).toEqual(seeded.orders);
+        const students = (await client.callTool({ name: 'list_records', arguments: { area: 'students' } })) as CallResult;
         expect(students.isError ?? false).toBe(false);
       } finally {
         await client.close();

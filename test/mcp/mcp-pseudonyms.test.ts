@@ -70,9 +70,9 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
   });
 
   const listStudents = async (args: Record<string, unknown> = {}, client = mcp.client) => {
-    const result = (await client.callTool({ name: 'list_students', arguments: { limit: 50, fields: ['name', 'email', 'status', 'notes'], ...args } })) as CallResult;
+    const result = (await client.callTool({ name: 'list_records', arguments: { area: 'students', limit: 50, fields: ['name', 'email', 'status', 'notes'], ...args } })) as CallResult;
     expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
-    return { rows: result.structuredContent!.students as Record<string, unknown>[], text: result.content.map((c) => c.text ?? '').join('\n') };
+    return { rows: result.structuredContent!.records as Record<string, unknown>[], text: result.content.map((c) => c.text ?? '').join('\n') };
   };
   const byId = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [String(r.id), r]));
 
@@ -93,13 +93,18 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
     expect(((await res.json()) as Record<string, unknown>).mcp_student_pseudonyms).toBe(on);
   }
 
-  it('every tool takes the optional boolean input pseudonymize', async () => {
+  it('every tool that can show learners takes the optional boolean input pseudonymize, and no other', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.length).toBeGreaterThan(10);
-    for (const tool of tools) {
+    const taking = tools.filter((t) => 'pseudonymize' in (t.inputSchema.properties ?? {})).map((t) => t.name);
+    expect(taking).toEqual(['list_records', 'get_record', 'create_record', 'update_record', 'enroll_student_by_email', 'get_course_progress']);
+    for (const tool of tools.filter((t) => taking.includes(t.name))) {
       expect(tool.inputSchema.properties?.pseudonymize, tool.name).toMatchObject({ type: 'boolean' });
       expect(tool.inputSchema.required ?? [], tool.name).not.toContain('pseudonymize');
     }
+    // A tool without the option refuses it as an unknown argument, naming what it takes.
+    const refused = (await mcp.client.callTool({ name: 'get_site_info', arguments: { pseudonymize: true } })) as CallResult;
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toMatch(/pseudonymize/);
   });
 
   it('with the school setting off and no option, list_students shows real names and emails', async () => {
@@ -163,7 +168,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
 
   it('a search by name while pseudonymized is refused, so a real name cannot be guessed letter by letter', async () => {
     const before = mcp.bodies.length;
-    const result = (await mcp.client.callTool({ name: 'list_students', arguments: { q: 'Ada', pseudonymize: true } })) as CallResult;
+    const result = (await mcp.client.callTool({ name: 'list_records', arguments: { area: 'students', q: 'Ada', pseudonymize: true } })) as CallResult;
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([{ type: 'text', text: 'student records cannot be searched by name or email while learners are shown by pseudonyms' }]);
     expectNoPersonalData(mcp.bodies.slice(before).join('\n'));
@@ -224,7 +229,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
 
   it('auth.md tells agents about the option and the school setting', async () => {
     const md = await (await fetch(`${server.issuer}/auth.md`)).text();
-    expect(md).toContain('Every tool takes `pseudonymize` (boolean)');
+    expect(md).toContain('Every tool that can show learners takes `pseudonymize` (boolean)');
     expect(md).toContain('The school setting `mcp_student_pseudonyms` (PATCH `/api/v1/school`)');
   });
 

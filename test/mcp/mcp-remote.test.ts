@@ -85,13 +85,14 @@ describe(`mcp-remote (${kind})`, () => {
     expect(init.serverInfo).toMatchObject({ name: 'lyceum' });
     rpc.notify('notifications/initialized');
     const { tools } = (await request('tools/list')) as { tools: { name: string }[] };
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_site_info', 'get_my_account', 'list_students']));
+    // The anonymous list: the catalog and sign_in, the way in.
+    expect(tools.map((t) => t.name)).toEqual(['get_site_info', 'get_course', 'list_records', 'get_record', 'sign_in']);
     expect(opened()).toEqual([]);
   });
 
-  it('list_students: the 401 makes mcp-remote register with http://localhost:<port>/oauth/callback, open the browser, and the call answers', async () => {
-    const { structuredContent } = (await request('tools/call', { name: 'list_students', arguments: { limit: 50 } })) as { structuredContent: { students: { id: string }[] } };
-    expect(structuredContent.students.map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
+  it('listing students: the 401 makes mcp-remote register with http://localhost:<port>/oauth/callback, open the browser, and the call answers', async () => {
+    const { structuredContent } = (await request('tools/call', { name: 'list_records', arguments: { area: 'students', limit: 50 } })) as { structuredContent: { records: { id: string }[] } };
+    expect(structuredContent.records.map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
 
     const visits = opened();
     expect(visits, `the browser was opened for: ${JSON.stringify(visits)}`).toHaveLength(1);

@@ -163,15 +163,15 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect(content.text).not.toContain('@private.test');
     });
 
-    it('a draft, archived or unknown course id is a JSON-RPC error -32002, never its data', async () => {
+    it('a draft, archived or unknown course id is resource-not-found, -32602, never its data', async () => {
       for (const id of [...seeded.courses.draft, ...seeded.courses.archived, 'crs_doesnotexist']) {
         const err = await rpcError(client.readResource({ uri: courseUri(id) }));
-        expect(err, id).toEqual({ code: -32002, message: `MCP error -32002: Resource ${courseUri(id)} not found` });
+        expect(err, id).toEqual({ code: -32602, message: `MCP error -32602: Resource not found: ${courseUri(id)}` });
       }
-      // An address no resource or template matches: the SDK's invalid-params answer.
+      // An address no resource or template matches: the same answer.
       const unmatched = await rpcError(client.readResource({ uri: 'lyceum://nothing/here' }));
       expect(unmatched.code).toBe(-32602);
-      expect(unmatched.message).toContain('Resource lyceum://nothing/here not found');
+      expect(unmatched.message).toContain('Resource not found: lyceum://nothing/here');
     });
 
     it('a token that may read drafts still reads resources as an anonymous caller', async () => {
@@ -182,7 +182,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
         const draft = seeded.courses.draft[0]!;
         // The same token reads the draft over REST: the resource hides it on purpose.
         expect((await fetch(`${server.issuer}/api/v1/courses/${draft}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
-        expect((await rpcError(signedIn.readResource({ uri: courseUri(draft) }))).code).toBe(-32002);
+        expect((await rpcError(signedIn.readResource({ uri: courseUri(draft) }))).code).toBe(-32602);
         const { resources } = await signedIn.listResources();
         expect(resources.filter((r) => r.uri.startsWith('lyceum://courses/')).map((r) => r.uri)).toEqual(seeded.courses.published.map(courseUri));
         const published = seeded.courses.published[0]!;

@@ -71,8 +71,9 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
   }
 
   /** The server's answer to this token calling a tool beyond its grant: exactly 403 insufficient_scope naming the scope. */
-  async function expectForbidden(c: Connected, name: string, scope: string) {
-    const res = await mcpPost(server.issuer, toolCall(name), { authorization: `Bearer ${c.provider.tokens()!.access_token}` });
+  async function expectForbidden(c: Connected, name: string, args: Record<string, unknown> | string, scope?: string) {
+    if (typeof args === 'string') [args, scope] = [{}, args];
+    const res = await mcpPost(server.issuer, toolCall(name, args), { authorization: `Bearer ${c.provider.tokens()!.access_token}` });
     expect({ status: res.status, body: res.json }, res.text).toEqual({ status: 403, body: { error: 'insufficient_scope', error_description: expect.stringMatching(/\S/) } });
     expect(parseChallenge(res.headers.get('www-authenticate')).params).toMatchObject({ error: 'insufficient_scope', scope });
   }
@@ -84,10 +85,10 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
     // Only the owner may change who the team is.
     expect(sorted(admin.provider.tokens()!.scope)).toEqual(scopesSupported.filter((s) => s !== 'members:write').sort());
     expect(scopesSupported).toContain('members:write');
-    const students = await call(admin, 'list_students', { limit: 50 });
-    expect((students.students as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
-    const orders = await call(admin, 'list_orders');
-    expect((orders.orders as { id: string }[]).map((o) => o.id)).toEqual(seeded.orders);
+    const students = await call(admin, 'list_records', { area: 'students', limit: 50 });
+    expect((students.records as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
+    const orders = await call(admin, 'list_records', { area: 'orders' });
+    expect((orders.records as { id: string }[]).map((o) => o.id)).toEqual(seeded.orders);
     expect(await call(admin, 'get_my_account')).toMatchObject({ id: admin.user.id, role: 'admin' });
   });
 
@@ -96,12 +97,12 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
     expect(sorted(lecturer.authorizationUrl.searchParams.get('scope')!)).toEqual([...scopesSupported].sort());
     expect(sorted(lecturer.provider.tokens()!.scope)).toEqual([
       'account:read', 'account:write', 'comments:read', 'courses:read', 'courses:write', 'curriculum:read', 'curriculum:write', 'digital_products:read',
-      'events:read', 'events:write', 'forms:read', 'lecturers:read', 'membership_plans:read', 'pages:read', 'posts:read', 'posts:write', 'students:read',
+      'events:read', 'events:write', 'forms:read', 'lecturers:read', 'membership_plans:read', 'pages:read', 'posts:read', 'posts:write', 'storage:write', 'students:read',
     ]);
-    const students = await call(lecturer, 'list_students', { limit: 50 });
-    expect((students.students as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
+    const students = await call(lecturer, 'list_records', { area: 'students', limit: 50 });
+    expect((students.records as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
     expect(await call(lecturer, 'get_my_account')).toMatchObject({ id: lecturer.user.id, role: 'lecturer' });
-    await expectForbidden(lecturer, 'list_orders', 'orders:read');
+    await expectForbidden(lecturer, 'list_records', { area: 'orders' }, 'orders:read');
     await expectForbidden(lecturer, 'get_analytics', 'analytics:read');
   });
 
@@ -110,7 +111,7 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
     expect(student.provider.tokens()!.scope).toBe('account:read account:write');
     expect(await call(student, 'get_my_account')).toMatchObject({ id: student.user.id, email: student.user.email, role: 'student' });
     expect(await call(student, 'get_site_info')).toMatchObject({ published_courses: seeded.courses.published.length });
-    await expectForbidden(student, 'list_students', 'students:read');
-    await expectForbidden(student, 'list_orders', 'orders:read');
+    await expectForbidden(student, 'list_records', { area: 'students' }, 'students:read');
+    await expectForbidden(student, 'list_records', { area: 'orders' }, 'orders:read');
   });
 });

@@ -42,11 +42,11 @@ describe('/mcp routes', () => {
       expect({ status: notJson.status, body: notJson.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } } });
       // JSON that is no message at all reaches the SDK, which refuses it; nothing needs a scope.
       const nothing = await mcpPost(server.issuer, null, { raw: 'null', headers: { 'x-forwarded-for': '10.0.0.2' } });
-      expect({ status: nothing.status, body: nothing.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' } } });
+      expect({ status: nothing.status, body: nothing.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: the request body is not a valid JSON-RPC message' } } });
       // Only tools/call names a tool: a prompt of the same name needs no scope (and does not exist).
       const prompt = await mcpPost(server.issuer, rpc('prompts/get', { name: 'get_my_account' }), { headers: { 'x-forwarded-for': '10.0.0.3' } });
       expect(prompt.status, prompt.text).toBe(200);
-      expect(prompt.json).toMatchObject({ error: { code: -32602, message: 'MCP error -32602: Prompt get_my_account not found' } });
+      expect(prompt.json).toMatchObject({ error: { code: -32602, message: 'Prompt get_my_account not found' } });
 
       // Anonymous callers count against their address, each address apart.
       expect((await listFrom(server.issuer, '10.0.0.4')).status).toBe(200);
@@ -63,14 +63,14 @@ describe('/mcp routes', () => {
   });
 
   it('answers a JSON-RPC internal error when the transport fails', async () => {
-    const { StreamableHTTPServerTransport } = await loadMcpSdk();
-    vi.spyOn(StreamableHTTPServerTransport.prototype, 'handleRequest').mockRejectedValueOnce(new Error('transport broke'));
+    const { WebStandardStreamableHTTPServerTransport } = await loadMcpSdk();
+    vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest').mockRejectedValueOnce(new Error('transport broke'));
     const server = await startTestServer(STORE_KINDS[0]!);
     try {
       const res = await mcpPost(server.issuer, rpc('tools/list'));
       expect({ status: res.status, type: res.headers.get('content-type'), body: res.json }).toEqual({
         status: 500,
-        type: 'application/json',
+        type: 'application/json; charset=utf-8',
         body: { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } },
       });
     } finally {

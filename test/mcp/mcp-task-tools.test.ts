@@ -54,26 +54,26 @@ describe.each(STORE_KINDS)('MCP task and settings tools (%s)', (kind) => {
 
   describe('publish_course', () => {
     it('refuses a course without a section, naming what is missing, and changes nothing', async () => {
-      const course = (await ok('create_course', { title: 'Empty Course' })).course as Row;
+      const course = (await ok('create_record', { area: 'courses', values: { title: 'Empty Course' } })).record as Row;
       const message = await refused('publish_course', { id: course.id });
-      expect(message).toBe('"Empty Course" has no curriculum yet: add a section (create_curriculum_section) with at least one lesson (create_lesson) before publishing it');
+      expect(message).toBe('"Empty Course" has no curriculum yet: add a section with at least one lesson (create_record with area sections, then lessons) before publishing it');
       expect(await refused('publish_course', { id: course.id, dry_run: true })).toBe(message);
       expect(await statusOf(course.id)).toBe('draft');
     });
 
     it('refuses a course whose sections have no lesson, naming the sections', async () => {
-      const course = (await ok('create_course', { title: 'Hollow Course' })).course as Row;
-      await ok('create_curriculum_section', { course_id: course.id, title: 'Week 1', position: 0 });
-      await ok('create_curriculum_section', { course_id: course.id, title: 'Week 2', position: 1 });
-      expect(await refused('publish_course', { id: course.id })).toBe('"Hollow Course" has no lesson yet: its sections ("Week 1", "Week 2") are empty; add at least one lesson (create_lesson) before publishing it');
+      const course = (await ok('create_record', { area: 'courses', values: { title: 'Hollow Course' } })).record as Row;
+      await ok('create_record', { area: 'sections', values: { course_id: course.id, title: 'Week 1', position: 0 } });
+      await ok('create_record', { area: 'sections', values: { course_id: course.id, title: 'Week 2', position: 1 } });
+      expect(await refused('publish_course', { id: course.id })).toBe('"Hollow Course" has no lesson yet: its sections ("Week 1", "Week 2") are empty; add at least one lesson (create_record with area lessons) before publishing it');
       expect(await statusOf(course.id)).toBe('draft');
     });
 
     it('publishes a course with a lesson: a dry run first changes nothing, then the real one does', async () => {
-      const course = (await ok('create_course', { title: 'Ready Course' })).course as Row;
-      const section = (await ok('create_curriculum_section', { course_id: course.id, title: 'Start' })).curriculum_section as Row;
-      await ok('create_curriculum_section', { course_id: course.id, title: 'Later' });
-      await ok('create_lesson', { section_id: section.id, title: 'Hello' });
+      const course = (await ok('create_record', { area: 'courses', values: { title: 'Ready Course' } })).record as Row;
+      const section = (await ok('create_record', { area: 'sections', values: { course_id: course.id, title: 'Start' } })).record as Row;
+      await ok('create_record', { area: 'sections', values: { course_id: course.id, title: 'Later' } });
+      await ok('create_record', { area: 'lessons', values: { section_id: section.id, title: 'Hello' } });
       const preview = await ok('publish_course', { id: course.id, dry_run: true });
       expect(preview).toMatchObject({ dry_run: true, course: { id: course.id, status: 'published' }, sections: 2, lessons: 1 });
       expect(await statusOf(course.id)).toBe('draft');

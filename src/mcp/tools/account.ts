@@ -18,23 +18,7 @@ const page = (z: Zod, fallback: number) => ({
   cursor: z.string().max(500).optional().describe('next_cursor from a previous call, to get the next page'),
 });
 
-/** The account as get_my_account and update_my_account answer it. */
-const accountOutput = (z: Zod) => ({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  role: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  student: z.looseObject({ id: z.string() }).nullable().describe('Your student record at this school with counts, or null'),
-});
 
-/** A page of the caller's own records: their student id (null without a student record) and the items. */
-const mineOutput = (z: Zod, key: string) => ({
-  student_id: z.string().nullable(),
-  [key]: z.array(z.looseObject({ id: z.string() })),
-  next_cursor: z.string().optional(),
-});
 
 const NO_STUDENT = 'Your account has no student record at this school (none is linked to it or has its email), so there is nothing to list.';
 
@@ -75,13 +59,13 @@ function empty(key: string): ToolResult {
 
 export const getMyAccount = defineTool({
   name: 'get_my_account',
+  toolset: 'learner',
   title: 'My account',
   description:
     'Your own account: name, email, role, and a summary of your student record at this school (its status and how many enrollments, subscriptions and orders it has; null when you have none). Use list_my_enrollments, list_my_orders, list_my_subscriptions and list_my_lessons for the details.',
   scopes: ['account:read'],
   readOnly: true,
   input: () => ({}),
-  output: accountOutput,
   async run(ctx) {
     const me = await account(ctx).summary(userIdOf(ctx));
     const s = me.student;
@@ -94,13 +78,13 @@ export const getMyAccount = defineTool({
 
 export const listMyEnrollments = defineTool({
   name: 'list_my_enrollments',
+  toolset: 'learner',
   title: 'My enrollments',
   description:
     'The courses you are enrolled in, oldest enrollment first, each with the course title, your progress (progress_percent 0-100 from the lessons you completed, completed_at once every lesson is) and when your access ends (access_expires_at, null: never).',
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
-  output: (z) => mineOutput(z, 'enrollments'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('enrollments');
@@ -121,12 +105,12 @@ export const listMyEnrollments = defineTool({
 
 export const listMyOrders = defineTool({
   name: 'list_my_orders',
+  toolset: 'learner',
   title: 'My orders',
   description: 'Your own orders, oldest first: what was bought, the total, the coupon used and the status.',
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
-  output: (z) => mineOutput(z, 'orders'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('orders');
@@ -140,12 +124,12 @@ export const listMyOrders = defineTool({
 
 export const listMySubscriptions = defineTool({
   name: 'list_my_subscriptions',
+  toolset: 'learner',
   title: 'My subscriptions',
   description: 'Your own membership subscriptions, oldest first, each with the plan name, its status and the end of the paid period.',
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => page(z, 10),
-  output: (z) => mineOutput(z, 'subscriptions'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('subscriptions');
@@ -191,6 +175,7 @@ function decodeLessonCursor(cursor: string): [string, number] {
 
 export const listMyLessons = defineTool({
   name: 'list_my_lessons',
+  toolset: 'learner',
   title: 'My lessons',
   description:
     'The lessons you may open: those of the courses you are enrolled in, course by course in enrollment order, sections and lessons in curriculum order, each with its section and title. A course still in draft is not open yet, a course whose access has ended is closed, and a suspended student record opens none. Titles and outline only; the lesson content itself is not part of this list.',
@@ -200,7 +185,6 @@ export const listMyLessons = defineTool({
     course_id: z.string().min(1).max(100).optional().describe('Only the lessons of this course (one you are enrolled in)'),
     ...page(z, 20),
   }),
-  output: (z) => mineOutput(z, 'lessons'),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('lessons');
@@ -268,6 +252,7 @@ export const listMyLessons = defineTool({
 
 export const updateMyAccount = defineTool({
   name: 'update_my_account',
+  toolset: 'learner',
   title: 'Change my name',
   description:
     'Changes your display name; nothing else. A password change is not offered here: it needs your current password, which is typed in the browser or sent by your own app to PATCH /api/v1/account, never handed to an agent.',
@@ -275,7 +260,6 @@ export const updateMyAccount = defineTool({
   readOnly: false,
   idempotent: true,
   input: (z) => ({ name: z.string().min(1).max(200).describe('Your new display name') }),
-  output: accountOutput,
   async run(ctx, args) {
     const service = account(ctx);
     const userId = userIdOf(ctx);

@@ -4,39 +4,16 @@ import { defineTool } from '../tool.ts';
 
 export const getAnalytics = defineTool({
   name: 'get_analytics',
+  toolset: 'analytics',
   title: 'School analytics',
   description: 'Enrollments, revenue, active students and lesson and course completions per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics).',
   scopes: ['analytics:read'],
   readOnly: true,
   input: (z) => ({
-    from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('First day, YYYY-MM-DD (default: 12 months ago)'),
-    to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe('Last day, YYYY-MM-DD (default: today)'),
+    from: z.iso.date().optional().describe('First day, YYYY-MM-DD (default: 12 months ago)'),
+    to: z.iso.date().optional().describe('Last day, YYYY-MM-DD (default: today)'),
     interval: z.enum(['month', 'week']).default('month'),
   }),
-  output: (z) => {
-    const points = (key: string) => z.array(z.object({ period: z.string(), [key]: z.number().int() }));
-    return {
-      currency: z.string(),
-      interval: z.enum(['month', 'week']),
-      from: z.string(),
-      to: z.string(),
-      enrollments: points('count'),
-      revenue: points('total_cents'),
-      active_students: points('count'),
-      lessons_completed: points('count'),
-      enrollments_completed: points('count'),
-      totals: z.object({
-        students: z.number().int(),
-        courses_published: z.number().int(),
-        enrollments: z.number().int(),
-        revenue_cents: z.number().int(),
-        active_subscriptions: z.number().int(),
-        lessons_completed: z.number().int(),
-        enrollments_completed: z.number().int(),
-        average_progress_percent: z.number().int().nullable(),
-      }),
-    };
-  },
   async run(ctx, args) {
     const report = await new AnalyticsService(ctx.deps).report({
       interval: args.interval,

@@ -1,12 +1,12 @@
 import { AREAS } from '../../platform/areas.ts';
 import { CurriculumService, curriculumView } from '../../platform/curriculum.ts';
 import { viewFor } from '../../platform/records.ts';
-import { recordOutput } from '../field-schemas.ts';
 import { formatMoney } from '../format.ts';
 import { defineTool } from '../tool.ts';
 
 export const getCourse = defineTool({
   name: 'get_course',
+  toolset: 'catalog',
   title: 'Get a course',
   description: 'One course with its description, price, lecturers and curriculum outline (sections and lessons in order). Use list_courses to find course ids.',
   scopes: [],
@@ -14,11 +14,6 @@ export const getCourse = defineTool({
   optionalScopes: ['courses:read', 'curriculum:read', 'lecturers:read'],
   readOnly: true,
   input: (z) => ({ id: z.string().min(1).max(100).describe('The course id, e.g. from list_courses') }),
-  output: (z) => ({
-    course: recordOutput(z, AREAS.courses.fields),
-    lecturers: z.array(recordOutput(z, AREAS.lecturers.fields)),
-    curriculum: z.array(z.looseObject({ id: z.string(), title: z.string(), lessons: z.array(recordOutput(z, AREAS.lessons.fields)) })).describe('Sections in order, each with its lessons in order'),
-  }),
   async run(ctx, args) {
     const course = await ctx.records.get(AREAS.courses, viewFor(AREAS.courses, ctx.caller) ?? 'public', args.id);
     const outline = await new CurriculumService(ctx.deps, ctx.records).outline(args.id, curriculumView(ctx.caller));

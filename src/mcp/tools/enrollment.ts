@@ -22,16 +22,6 @@ function userIdOf(ctx: ToolContext): string {
 
 const progress = (ctx: ToolContext) => new ProgressService(ctx.deps, ctx.records);
 
-/** What a completion or an undo answers (CompletionResult). */
-const completionOutput = (z: Zod) => ({
-  lesson_id: z.string(),
-  completed: z.boolean(),
-  completed_at: z.string().nullable(),
-  changed: z.boolean(),
-  completed_lessons: z.number().int(),
-  total_lessons: z.number().int(),
-  enrollment: z.looseObject({ id: z.string(), progress_percent: z.number().int(), completed_at: z.string().nullable() }),
-});
 
 function completionText(r: CompletionResult): string {
   const state = r.completed ? `Lesson ${r.lesson_id} is completed` : `Lesson ${r.lesson_id} is not completed`;
@@ -39,17 +29,14 @@ function completionText(r: CompletionResult): string {
   return `${state}${r.changed ? '' : ' (it already was)'}. Progress: ${r.completed_lessons} of ${r.total_lessons} lessons, ${String(r.enrollment.progress_percent)}%${course}.`;
 }
 
-function reportText(r: ProgressReport): string {
-  const head = `Enrollment ${r.enrollment_id}: ${r.completed_lessons} of ${r.total_lessons} lessons, ${r.progress_percent}%${r.completed_at ? `, completed ${r.completed_at.slice(0, 10)}` : ''}${r.access_expired ? '; access has ended' : r.access_expires_at ? `; access until ${r.access_expires_at.slice(0, 10)}` : ''}.`;
-  return [head, ...r.lessons.map((l) => `- [${l.completed_at ? 'x' : ' '}] ${String(l.title)} (${l.id})`)].join('\n');
-}
-
 export const enrollStudentByEmail = defineTool({
   name: 'enroll_student_by_email',
+  toolset: 'students',
   title: 'Enroll a student by email',
   description:
     'Enrolls an email address in a course: the student with that email is created when there is none, and an existing enrollment is returned as it is. With dry_run, says what would be created and writes nothing.',
   scopes: ['students:write'],
+  showsLearners: true,
   readOnly: false,
   // An upsert, and completions that a repeat leaves as they are.
   idempotent: true,
@@ -58,15 +45,6 @@ export const enrollStudentByEmail = defineTool({
     course_id: ID(z, 'The course id'),
     name: z.string().min(1).max(200).optional().describe("The new student's name (default: the part of the email before @)"),
     dry_run: z.boolean().default(false).describe('Only say what would happen'),
-  }),
-  output: (z) => ({
-    dry_run: z.boolean(),
-    created_student: z.boolean().optional(),
-    created_enrollment: z.boolean().optional(),
-    would_create_student: z.boolean().optional(),
-    would_create_enrollment: z.boolean().optional(),
-    student: z.looseObject({ id: z.string() }).nullable(),
-    enrollment: z.looseObject({ id: z.string() }).nullable(),
   }),
   async run(ctx, args) {
     const service = new EnrollByEmailService(ctx.deps, ctx.records);
@@ -82,35 +60,56 @@ export const enrollStudentByEmail = defineTool({
   },
 });
 
-export const getEnrollmentProgress = defineTool({
-  name: 'get_enrollment_progress',
-  title: "An enrollment's progress",
-  description: "Any enrollment's progress lesson by lesson in curriculum order: which lessons are completed and when, the percent, and when access ends.",
+const COURSE_PROGRESS_MAX = 50;
+
+export const getCourseProgress = defineTool({
+  name: 'get_course_progress',
+  toolset: 'students',
+  title: "A course's progress",
+  description: `Every enrollment of a course with its student, percent, lessons done and the lessons still open, by name (up to ${COURSE_PROGRESS_MAX} enrollments a call, oldest first; next_cursor for more). student_id narrows to one student.`,
   scopes: ['students:read'],
+  showsLearners: true,
   readOnly: true,
-  input: (z) => ({ enrollment_id: ID(z, 'The enrollment id') }),
-  output: (z) => ({
-    enrollment_id: z.string(),
-    student_id: z.string(),
-    course_id: z.string(),
-    progress_percent: z.number().int(),
-    completed_at: z.string().nullable(),
-    access_expires_at: z.string().nullable(),
-    access_expired: z.boolean(),
-    completed_lessons: z.number().int(),
-    total_lessons: z.number().int(),
-    lessons: z.array(z.looseObject({ id: z.string(), completed_at: z.string().nullable() })),
+  input: (z) => ({
+    course_id: ID(z, 'The course id'),
+    student_id: ID(z, 'Only this student').optional(),
+    cursor: z.string().max(500).optional().describe('next_cursor of the previous answer'),
+    limit: z.number().int().min(1).max(COURSE_PROGRESS_MAX).default(20).describe(`1-${COURSE_PROGRESS_MAX}`),
   }),
   async run(ctx, args) {
-    const report = await progress(ctx).report(args.enrollment_id);
-    return { structured: { ...report }, text: reportText(report) };
+    const course = await ctx.records.get(AREAS.courses, 'full', args.course_id);
+    const page = await ctx.records.list(AREAS.enrollments, 'full', {
+      limit: args.limit,
+      filters: { course_id: args.course_id, ...(args.student_id ? { student_id: args.student_id } : {}) },
+      ...(args.cursor ? { cursor: args.cursor } : {}),
+    });
+    const service = progress(ctx);
+    const enrollments = [];
+    for (const enrollment of page.data) {
+      const report = await service.report(String(enrollment.id));
+      const student = await ctx.records.get(AREAS.students, 'full', String(enrollment.student_id)).catch(() => undefined);
+      enrollments.push({
+        enrollment_id: report.enrollment_id,
+        student: student ? { id: student.id, name: student.name, email: student.email } : { id: enrollment.student_id },
+        progress_percent: report.progress_percent,
+        completed_lessons: report.completed_lessons,
+        total_lessons: report.total_lessons,
+        completed_at: report.completed_at,
+        access_expired: report.access_expired,
+        open_lessons: report.lessons.filter((l) => l.completed_at === null).map((l) => ({ id: l.id, title: l.title })),
+      });
+    }
+    const lines = enrollments.map((e) => `- ${String(e.student.name ?? e.student.id)}: ${e.progress_percent}% (${e.completed_lessons}/${e.total_lessons})${e.open_lessons[0] ? `, next: ${String(e.open_lessons[0].title)}` : ', done'}`);
+    const text = enrollments.length ? [`${String(course.title)}: ${enrollments.length} enrollment${enrollments.length === 1 ? '' : 's'}${page.next_cursor ? ' (more with next_cursor)' : ''}`, ...lines].join('\n') : `${String(course.title)} has no enrollment${args.student_id ? ' for that student' : ''}.`;
+    return { structured: { course_id: args.course_id, course_title: course.title, enrollments, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) }, text };
   },
 });
 
-export const completeLessonForStudent = defineTool({
-  name: 'complete_lesson_for_student',
-  title: "Mark a student's lesson completed",
-  description: "Marks a lesson of the enrollment's course completed for the student (or, with completed false, undoes it) and answers the enrollment's new progress.",
+export const setLessonCompletion = defineTool({
+  name: 'set_lesson_completion',
+  toolset: 'students',
+  title: "Mark a student's lesson done or not",
+  description: "Marks a lesson of the enrollment's course completed for the student (or, with completed false, not completed) and answers the enrollment's new progress.",
   scopes: ['students:write'],
   readOnly: false,
   // An upsert, and completions that a repeat leaves as they are.
@@ -120,7 +119,6 @@ export const completeLessonForStudent = defineTool({
     lesson_id: ID(z, "A lesson of the enrollment's course"),
     completed: z.boolean().default(true).describe('false undoes the completion'),
   }),
-  output: completionOutput,
   async run(ctx, args) {
     const service = progress(ctx);
     const result = args.completed ? await service.complete(args.enrollment_id, args.lesson_id) : await service.uncomplete(args.enrollment_id, args.lesson_id);
@@ -128,27 +126,21 @@ export const completeLessonForStudent = defineTool({
   },
 });
 
-const myLesson = (completed: boolean) =>
-  defineTool({
-    name: completed ? 'complete_my_lesson' : 'uncomplete_my_lesson',
-    title: completed ? 'Mark my lesson completed' : "Undo my lesson's completion",
-    description: completed
-      ? 'Marks one of your lessons completed (a lesson of a course you are enrolled in, see list_my_lessons) and answers your new progress in that course.'
-      : 'Undoes the completion of one of your lessons and answers your new progress in that course.',
-    scopes: ['account:write'],
-    readOnly: false,
-    // An upsert, and completions that a repeat leaves as they are.
-    idempotent: true,
-    input: (z) => ({ lesson_id: ID(z, 'The lesson id, from list_my_lessons') }),
-    output: completionOutput,
-    async run(ctx, args) {
-      const result = await progress(ctx).setMine(userIdOf(ctx), args.lesson_id, completed);
-      return { structured: { ...result }, text: completionText(result) };
-    },
-  });
-
-export const completeMyLesson = myLesson(true);
-export const uncompleteMyLesson = myLesson(false);
+export const setMyLessonCompletion = defineTool({
+  name: 'set_my_lesson_completion',
+  toolset: 'learner',
+  title: 'Mark my lesson done or not',
+  description: 'Marks one of your lessons completed (a lesson of a course you are enrolled in, see get_my_progress), or with completed false not completed, and answers your new progress in that course.',
+  scopes: ['account:write'],
+  readOnly: false,
+  // An upsert, and completions that a repeat leaves as they are.
+  idempotent: true,
+  input: (z) => ({ lesson_id: ID(z, 'The lesson id, from get_my_progress'), completed: z.boolean().default(true).describe('false: mark it not completed') }),
+  async run(ctx, args) {
+    const result = await progress(ctx).setMine(userIdOf(ctx), args.lesson_id, args.completed);
+    return { structured: { ...result }, text: completionText(result) };
+  },
+});
 
 /** One course of get_my_progress: the enrollment's report, with the lessons left (or, with detail, every lesson). */
 function courseProgress(report: ProgressReport, courseTitle: unknown, detail: boolean) {
@@ -175,28 +167,15 @@ function progressText(c: ReturnType<typeof courseProgress>, detail: boolean): st
 
 export const getMyProgress = defineTool({
   name: 'get_my_progress',
+  toolset: 'learner',
   title: 'My progress',
   description:
-    "Your progress in the courses you are enrolled in, in one call: for each course the percent and the lessons you have left, in curriculum order (with detail true, every lesson and when you completed it). course_id narrows to one course. A course still in draft is left out, as it is from list_my_lessons. Mark a lesson done with complete_my_lesson.",
+    "Your progress in the courses you are enrolled in, in one call: for each course the percent and the lessons you have left, in curriculum order (with detail true, every lesson and when you completed it). course_id narrows to one course. A course still in draft is left out, as it is from list_my_lessons. Mark a lesson done with set_my_lesson_completion.",
   scopes: ['account:read'],
   readOnly: true,
   input: (z) => ({
     course_id: ID(z, 'Only this course (one you are enrolled in)').optional(),
     detail: z.boolean().default(false).describe('true: every lesson with when you completed it, not only those left'),
-  }),
-  output: (z) => ({
-    student_id: z.string().nullable(),
-    courses: z.array(
-      z.looseObject({
-        enrollment_id: z.string(),
-        course_id: z.string(),
-        course_title: z.string().nullable(),
-        progress_percent: z.number().int(),
-        completed_lessons: z.number().int(),
-        total_lessons: z.number().int(),
-        lessons: z.array(z.looseObject({ id: z.string(), completed_at: z.string().nullable() })).describe('The lessons left, or with detail every lesson'),
-      }),
-    ),
   }),
   async run(ctx, args) {
     const userId = userIdOf(ctx);

@@ -1,215 +1,292 @@
 import type { z } from 'zod';
-import { aLabel, AREA_LIST, type AreaDef } from '../../platform/areas.ts';
+import type { Scope } from '../../access/scopes.ts';
+import { AREA_LIST, type AreaDef, type AreaName } from '../../platform/areas.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import type { FieldDef } from '../../platform/fields.ts';
 import { viewFor } from '../../platform/records.ts';
-import { bulletList } from '../format.ts';
-import { fieldInput, recordOutput } from '../field-schemas.ts';
-import { defineTool, type ToolContext, type ToolDef, type Zod } from '../tool.ts';
+import { checkArguments, closest } from '../arguments.ts';
+import { fieldInput } from '../field-schemas.ts';
+import { learnerRule } from '../learner-data.ts';
+import { TOOLSETS } from '../toolsets.ts';
+import { defineTool, type ToolAccess, type ToolContext, type ToolDef, type Zod } from '../tool.ts';
 
 /** A list answers this many records unless asked for more, and never more than LIST_MAX: answers stay small. */
 export const LIST_DEFAULT = 10;
 export const LIST_MAX = 50;
 
-/** "membership plan" → "membership_plan": the noun of an area's single-record tools. */
-export const labelKey = (area: AreaDef) => area.label.replace(/ /g, '_');
+/**
+ * The record tools: five tools over every area, keyed by the area's name or
+ * by a record's prefixed id (crs_ a course, stu_ a student). They replace
+ * five tools per area, so the twenty areas cost five tool definitions; each
+ * caller's list names only the areas its token and toolsets reach.
+ */
 
-/** Long text (descriptions, bodies, lesson content, notes): left out of list answers unless `fields` names it. */
+/** "crs_abc" → the courses area. */
+export function areaOfId(id: unknown): AreaDef | undefined {
+  if (typeof id !== 'string') return undefined;
+  const prefix = id.slice(0, id.indexOf('_'));
+  return AREA_LIST.find((a) => a.idPrefix === prefix);
+}
+
+const areaNamed = (name: unknown): AreaDef | undefined => AREA_LIST.find((a) => a.name === name);
+
+/** Long text (descriptions, bodies, lesson content, notes): left out of list answers unless asked for. */
 const isLong = (f: FieldDef) => f.type === 'text';
 
-const fieldNames = (area: AreaDef) => [...Object.keys(area.fields), 'created_at', 'updated_at'];
+const fieldNames = (area: AreaDef) => ['id', ...Object.keys(area.fields), 'created_at', 'updated_at'];
 
-/** The record with only `fields` (and always its id); without `fields`, all of it, or for lists all but long text. */
-function project(area: AreaDef, record: Record<string, unknown>, fields: string[] | undefined, inList: boolean): Record<string, unknown> {
-  const keep = (name: string) => name === 'id' || (fields ? fields.includes(name) : !(inList && area.fields[name] && isLong(area.fields[name])));
+/** The record with only `fields` (and always its id); without them all of it, or for a concise list all but long text. */
+function project(area: AreaDef, record: Record<string, unknown>, fields: string[] | undefined, concise: boolean): Record<string, unknown> {
+  const keep = (name: string) => name === 'id' || (fields ? fields.includes(name) : !(concise && area.fields[name] && isLong(area.fields[name])));
   return Object.fromEntries(Object.entries(record).filter(([name]) => keep(name)));
 }
 
 /** One readable line per record: its title, name or code, its email, and its id and status. */
-function line(record: Record<string, unknown>): string {
+export function line(record: Record<string, unknown>): string {
   const head = ['title', 'name', 'code'].map((k) => record[k]).find((v) => typeof v === 'string' && v);
   const email = typeof record.email === 'string' ? `<${record.email}>` : undefined;
   const shown = [head, email].filter(Boolean).join(' ') || String(record.id);
   return `${shown} (id ${String(record.id)}${typeof record.status === 'string' ? `, ${record.status}` : ''})`;
 }
 
-const fieldsInput = (zod: Zod, area: AreaDef) =>
-  zod
-    .array(zod.enum(fieldNames(area) as [string, ...string[]]))
-    .max(fieldNames(area).length)
-    .optional()
-    .describe('Only these fields in the answer (id is always there)');
-
-/**
- * Who may read an area anyone may read, and what they see. (A tool that needs scopes has them
- * named by the server, after its description.)
- */
-function readers(area: AreaDef): string {
-  return area.publicRead
-    ? ` No scope needed: without ${area.readScope} it shows ${area.publicRead.published ? 'published ' : ''}${area.label}s${area.publicRead.upcoming ? ' still to come' : ''} with their public fields only; with ${area.readScope} all of them, every field.`
-    : '';
-}
-
 function readView(ctx: ToolContext, area: AreaDef) {
   const view = viewFor(area, ctx.caller);
-  // As on /api/v1: the bearer guard has already refused a caller without the read scope on an area
-  // without a public view, so this only narrows the type.
+  // The bearer guard has already refused a caller without the read scope of an area without a public view.
   if (!view) throw new OAuthError('insufficient_scope', `This needs ${area.readScope}`);
   return view;
 }
 
-function listTool(area: AreaDef): ToolDef {
-  const filters = Object.entries(area.fields).filter(([, f]) => f.filter);
-  const searchable = Object.entries(area.fields).filter(([, f]) => f.search).map(([n]) => n);
-  return defineTool({
-    name: `list_${area.name}`,
-    title: `List ${area.label}s`,
-    description: `Lists ${area.label}s, ${LIST_DEFAULT} at a time by default, oldest first${area.sort ? ` by ${area.sort}` : ''}${searchable.length ? `; q searches ${searchable.join(', ')}` : ''}${filters.length ? `; filters: ${filters.map(([n]) => n).join(', ')}` : ''}. Long text fields are left out unless named in fields.${readers(area)}`,
-    scopes: area.publicRead ? [] : [area.readScope],
-    optionalScopes: area.publicRead ? [area.readScope] : [],
-    readOnly: true,
-    input: (zod) => {
-      const shape: Record<string, z.ZodType> = {};
-      if (searchable.length) shape.q = zod.string().max(200).optional().describe(`Words to look for in ${searchable.join(', ')}`);
-      for (const [name, f] of filters) {
-        const described = `Only ${area.label}s with this ${name}: ${f.description}`;
-        if (f.type === 'enum') shape[name] = zod.enum(f.enum as [string, ...string[]]).optional().describe(described);
-        else if (f.type === 'boolean') shape[name] = zod.boolean().optional().describe(described);
-        // As the REST list's query parameter: any string of up to 320 characters.
-        else shape[name] = zod.string().max(320).optional().describe(described);
-      }
-      shape.cursor = zod.string().max(500).optional().describe('next_cursor of the previous answer, for the next page');
-      shape.limit = zod.number().int().min(1).max(LIST_MAX).default(LIST_DEFAULT).describe(`How many (1-${LIST_MAX}, default ${LIST_DEFAULT})`);
-      shape.fields = fieldsInput(zod, area);
-      return shape;
-    },
-    output: (zod) => ({ [area.name]: zod.array(recordOutput(zod, area.fields)), next_cursor: zod.string().optional() }),
-    async run(ctx, args: Record<string, unknown>) {
-      const given = Object.fromEntries(filters.filter(([name]) => args[name] !== undefined).map(([name]) => [name, String(args[name])]));
-      const page = await ctx.records.list(area, readView(ctx, area), {
-        limit: args.limit as number,
-        filters: given,
-        ...(typeof args.cursor === 'string' ? { cursor: args.cursor } : {}),
-        ...(typeof args.q === 'string' && args.q ? { q: args.q } : {}),
-      });
-      const data = page.data.map((r) => project(area, r, args.fields as string[] | undefined, true));
-      return {
-        structured: { [area.name]: data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) },
-        text: bulletList(data, line, page.next_cursor),
-      };
-    },
-  });
+/** The area a call names, or a refusal that lists the areas. */
+function areaArgument(name: string): AreaDef {
+  const area = areaNamed(name);
+  if (!area) throw new PlatformError('invalid_request', `area: no area "${name}"${closest(name, AREA_LIST.map((a) => a.name)) ? `; did you mean "${closest(name, AREA_LIST.map((a) => a.name))}"?` : ''}`);
+  return area;
 }
 
-function getTool(area: AreaDef): ToolDef {
-  const key = labelKey(area);
-  return defineTool({
-    name: `get_${key}`,
-    title: `Get ${aLabel(area)}`,
-    description: `One ${area.label} by id, every field unless fields names some.${readers(area)}`,
-    scopes: area.publicRead ? [] : [area.readScope],
-    optionalScopes: area.publicRead ? [area.readScope] : [],
-    readOnly: true,
-    input: (zod) => ({ id: zod.string().min(1).max(100).describe(`The ${area.label}'s id (${area.idPrefix}_...)`), fields: fieldsInput(zod, area) }),
-    output: (zod) => ({ [key]: recordOutput(zod, area.fields) }),
-    async run(ctx, args) {
-      const record = project(area, await ctx.records.get(area, readView(ctx, area), args.id), args.fields, false);
-      return { structured: { [key]: record }, text: `${line(record)}\n${JSON.stringify(record)}` };
-    },
-  });
+function areaOfIdArgument(id: string): AreaDef {
+  const area = areaOfId(id);
+  if (!area) throw new PlatformError('invalid_request', `id: "${id.slice(0, 100)}" is not a record id; ids start with the area's prefix (${AREA_LIST.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ')})`);
+  return area;
+}
+
+function checkFieldNames(area: AreaDef, names: string[] | undefined): void {
+  for (const name of names ?? []) {
+    if (!fieldNames(area).includes(name)) throw new PlatformError('invalid_request', `fields: ${area.label} records have no field "${name}"${closest(name, fieldNames(area)) ? `; did you mean "${closest(name, fieldNames(area))}"?` : ''} (fields: ${fieldNames(area).join(', ')})`);
+  }
+}
+
+/** A record's values for a write, checked as the REST body is: the same fields, types and bounds, unknown ones refused. */
+const valueSchemas = new Map<string, z.ZodType>();
+
+export function checkValues(zod: Zod, area: AreaDef, values: unknown, mode: 'create' | 'update', setByTool: readonly string[] = []): Record<string, unknown> {
+  const key = `${area.name}:${mode}:${setByTool.join(',')}`;
+  let schema = valueSchemas.get(key);
+  if (!schema) {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [name, f] of Object.entries(area.fields)) {
+      if (f.readOnly || setByTool.includes(name)) continue;
+      const field = fieldInput(zod, f);
+      shape[name] = mode === 'update' || !f.required ? field.optional() : field;
+    }
+    valueSchemas.set(key, (schema = zod.strictObject(shape)));
+  }
+  const checked = checkArguments(schema, values, `${area.label} field`) as Record<string, unknown>;
+  // Arguments left out are absent, not undefined: a write sees only what was given.
+  return Object.fromEntries(Object.entries(checked).filter(([, v]) => v !== undefined));
 }
 
 const dryRunInput = (zod: Zod) => zod.boolean().default(false).describe('true: check everything as the real write does and show the result, writing nothing');
 
-/** The fields a write tool takes: every field but the server-set ones, as the REST body does. */
-function writableFields(area: AreaDef, zod: Zod, allOptional: boolean): z.ZodRawShape {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [name, f] of Object.entries(area.fields)) {
-    if (f.readOnly) continue;
-    const schema = fieldInput(zod, f);
-    shape[name] = allOptional || !f.required ? schema.optional() : schema;
-  }
-  return shape;
+/** The areas the caller's toolsets reach, and of those the ones it may read or write. */
+export function reachableAreas(access: ToolAccess, op: 'read' | 'write'): AreaDef[] {
+  const names = new Set<AreaName>([...access.toolsets].flatMap((t) => [...TOOLSETS[t].areas]));
+  return AREA_LIST.filter((a) => {
+    if (!names.has(a.name as AreaName)) return false;
+    if (op === 'read') return Boolean(a.publicRead) || access.scopes.has(a.readScope);
+    return !access.readOnly && a.writeScope !== undefined && access.scopes.has(a.writeScope);
+  });
 }
 
-const writeOutput = (zod: Zod, area: AreaDef) => ({ dry_run: zod.boolean(), [labelKey(area)]: recordOutput(zod, area.fields) });
+const areaEnum = (zod: Zod, areas: AreaDef[]) => zod.enum(areas.map((a) => a.name) as [string, ...string[]]);
+const prefixes = (areas: AreaDef[]) => areas.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ');
+const idInput = (zod: Zod, areas: AreaDef[]) => zod.string().min(5).max(100).describe(`A record id; its prefix names the area (${prefixes(areas)})`);
+const someoneSees = (areas: AreaDef[]) => areas.some((a) => learnerRule(a.name));
 
-function createTool(area: AreaDef, scope: NonNullable<AreaDef['writeScope']>): ToolDef {
-  const key = labelKey(area);
+/** The write scope of the area a call's `id` names (update_record, delete_record). */
+function writeScopeOfId(args: unknown): Scope[] {
+  const area = areaOfId((args as { id?: unknown } | undefined)?.id);
+  return area?.writeScope ? [area.writeScope] : [];
+}
+
+/** The tool over the areas a caller reaches, or none when it reaches none. */
+const listedOver = (open: AreaDef[], build: (areas: AreaDef[]) => ToolDef): ToolDef | undefined => (open.length ? build(open) : undefined);
+
+function readScopesOf(area: AreaDef | undefined): Scope[] {
+  return area && !area.publicRead ? [area.readScope] : [];
+}
+
+function listRecords(areas: AreaDef[]): ToolDef {
   return defineTool({
-    name: `create_${key}`,
-    title: `Create ${aLabel(area)}`,
-    description: `Creates ${aLabel(area)} from the given fields, as POST /api/v1${area.path} does. With dry_run true it is checked the same way and shown, not stored.`,
-    scopes: [scope],
-    readOnly: false,
-    idempotent: false,
-    input: (zod) => ({ ...writableFields(area, zod, false), dry_run: dryRunInput(zod) }),
-    output: (zod) => writeOutput(zod, area),
-    async run(ctx, args: Record<string, unknown>) {
-      const { dry_run: dryRun, ...input } = args;
-      const record = await ctx.records.create(area, definedOnly(input), { dryRun: dryRun === true });
-      return { structured: { dry_run: dryRun === true, [key]: record }, text: `${dryRun ? 'Would create' : 'Created'} ${area.label} ${line(record)}.` };
+    name: 'list_records',
+    title: 'List records',
+    description: `Lists one area's records, ${LIST_DEFAULT} at a time, oldest first, long text only with detail. Without the area's read scope, ${AREA_LIST.filter((a) => a.publicRead).map((a) => a.name).join(', ')} show published records and public fields.`,
+    toolset: 'catalog',
+    scopes: [],
+    optionalScopes: AREA_LIST.filter((a) => a.publicRead).map((a) => a.readScope),
+    argumentScopes: (args) => readScopesOf(areaNamed((args as { area?: unknown } | undefined)?.area)),
+    listedFor: (access) => {
+      const open = reachableAreas(access, 'read');
+      return open.length ? listRecords(open) : undefined;
+    },
+    showsLearners: someoneSees(areas),
+    readOnly: true,
+    input: (zod) => ({
+      area: areaEnum(zod, areas),
+      q: zod.string().max(200).optional().describe('Words to look for in titles, names and other searchable text'),
+      filters: zod
+        .record(zod.string(), zod.union([zod.string().max(320), zod.number(), zod.boolean()]))
+        .optional()
+        .describe('Equality filters by field, such as status, slug, course_id or student_id; an unknown one is refused naming the fields the area filters by'),
+      cursor: zod.string().max(500).optional().describe('next_cursor of the previous answer'),
+      limit: zod.number().int().min(1).max(LIST_MAX).default(LIST_DEFAULT).describe(`1-${LIST_MAX}`),
+      fields: zod.array(zod.string().max(64)).max(40).optional().describe('Only these fields (id always)'),
+      detail: zod.boolean().default(false).describe('true: every field, long text included'),
+    }),
+    async run(ctx, args) {
+      const area = areaArgument(args.area);
+      checkFieldNames(area, args.fields);
+      const filterable = Object.entries(area.fields).filter(([, f]) => f.filter).map(([n]) => n);
+      const filters: Record<string, string> = {};
+      for (const [name, value] of Object.entries(args.filters ?? {})) {
+        if (!filterable.includes(name)) throw new PlatformError('invalid_request', `filters: ${area.label} records cannot be filtered by "${name}"${filterable.length ? `; the filters are ${filterable.join(', ')}` : '; they have no filters'}`);
+        filters[name] = String(value);
+      }
+      const page = await ctx.records.list(area, readView(ctx, area), {
+        limit: args.limit,
+        filters,
+        ...(args.cursor ? { cursor: args.cursor } : {}),
+        ...(args.q ? { q: args.q } : {}),
+      });
+      const data = page.data.map((r) => project(area, r, args.fields, !args.detail));
+      const lines = data.map((r) => `- ${line(r)}`);
+      const summary = data.length ? `${data.length} ${area.label}${data.length === 1 ? '' : 's'}${page.next_cursor ? ', more with next_cursor' : ''}:\n${lines.join('\n')}` : `No ${area.label}s found.`;
+      return { structured: { area: area.name, records: data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) }, text: summary };
     },
   });
 }
 
-function updateTool(area: AreaDef, scope: NonNullable<AreaDef['writeScope']>): ToolDef {
-  const key = labelKey(area);
+function getRecord(areas: AreaDef[]): ToolDef {
   return defineTool({
-    name: `update_${key}`,
-    title: `Change ${aLabel(area)}`,
-    description: `Changes the given fields of ${aLabel(area)} (null clears an optional one), as PATCH /api/v1${area.path}/{id} does. With dry_run true it is checked the same way and the result shown, not stored.`,
-    scopes: [scope],
+    name: 'get_record',
+    title: 'Get a record',
+    description: 'One record of any area by its id, every field unless fields names some. A course also shows its curriculum with get_course.',
+    toolset: 'catalog',
+    scopes: [],
+    argumentScopes: (args) => readScopesOf(areaOfId((args as { id?: unknown } | undefined)?.id)),
+    listedFor: (access) => {
+      const open = reachableAreas(access, 'read');
+      return open.length ? getRecord(open) : undefined;
+    },
+    showsLearners: someoneSees(areas),
+    readOnly: true,
+    input: (zod) => ({ id: idInput(zod, areas), fields: zod.array(zod.string().max(64)).max(40).optional().describe('Only these fields (id always)') }),
+    async run(ctx, args) {
+      const area = areaOfIdArgument(args.id);
+      checkFieldNames(area, args.fields);
+      const record = project(area, await ctx.records.get(area, readView(ctx, area), args.id), args.fields, false);
+      return { structured: { area: area.name, record }, text: `${area.label} ${line(record)}` };
+    },
+  });
+}
+
+function createRecord(areas: AreaDef[]): ToolDef {
+  const required = areas
+    .map((a) => [a.name, Object.entries(a.fields).filter(([, f]) => f.required && !f.readOnly).map(([n]) => n)] as const)
+    .map(([name, names]) => `${name}: ${names.join(', ') || '-'}`)
+    .join('; ');
+  return defineTool({
+    name: 'create_record',
+    title: 'Create a record',
+    description: `Creates a record from values as POST /api/v1/{area} takes them (the fields of each area are the resource lyceum://schema/{area}; an unknown one is refused naming the right ones). Required: ${required}. With dry_run it is checked and shown, not stored.`,
+    toolset: 'courses',
+    scopes: [],
+    argumentScopes: (args) => {
+      const area = areaNamed((args as { area?: unknown } | undefined)?.area);
+      return area?.writeScope ? [area.writeScope] : [];
+    },
+    listedFor: (access) => {
+      const open = reachableAreas(access, 'write');
+      return open.length ? createRecord(open) : undefined;
+    },
+    showsLearners: someoneSees(areas),
+    readOnly: false,
+    idempotent: false,
+    input: (zod) => ({ area: areaEnum(zod, areas), values: zod.record(zod.string(), zod.unknown()).describe("The record's fields"), dry_run: dryRunInput(zod) }),
+    async run(ctx, args) {
+      const area = writableArea(areaArgument(args.area));
+      const record = await ctx.records.create(area, checkValues(ctx.zod, area, args.values, 'create'), { dryRun: args.dry_run });
+      return { structured: { dry_run: args.dry_run, area: area.name, record }, text: `${args.dry_run ? 'Would create' : 'Created'} ${area.label} ${line(record)}.` };
+    },
+  });
+}
+
+function writableArea(area: AreaDef): AreaDef & { writeScope: Scope } {
+  if (!area.writeScope) throw new PlatformError('invalid_request', `${area.label} records are read-only here: they come from the school's own processes`);
+  return area as AreaDef & { writeScope: Scope };
+}
+
+function updateRecord(areas: AreaDef[]): ToolDef {
+  return defineTool({
+    name: 'update_record',
+    title: 'Change a record',
+    description: 'Changes the given values of a record (null clears an optional one), as PATCH /api/v1/{area}/{id} does, and says which fields changed. With dry_run it is checked and the result shown, not stored.',
+    toolset: 'courses',
+    scopes: [],
+    argumentScopes: writeScopeOfId,
+    listedFor: (access) => listedOver(reachableAreas(access, 'write'), updateRecord),
+    showsLearners: someoneSees(areas),
     readOnly: false,
     idempotent: true,
-    input: (zod) => ({ id: zod.string().min(1).max(100).describe(`The ${area.label}'s id`), ...writableFields(area, zod, true), dry_run: dryRunInput(zod) }),
-    output: (zod) => ({ ...writeOutput(zod, area), changed: zod.array(zod.string()).describe('The fields whose value differs from before') }),
-    async run(ctx, args: Record<string, unknown>) {
-      const { id, dry_run: dryRun, ...rest } = args as { id: string; dry_run: boolean } & Record<string, unknown>;
-      const patch = definedOnly(rest);
+    input: (zod) => ({ id: idInput(zod, areas), values: zod.record(zod.string(), zod.unknown()).describe('The fields to change'), dry_run: dryRunInput(zod) }),
+    async run(ctx, args) {
+      const area = writableArea(areaOfIdArgument(args.id));
+      const patch = checkValues(ctx.zod, area, args.values, 'update');
       // As the REST body's minProperties: 1.
-      if (Object.keys(patch).length === 0) throw new PlatformError('invalid_request', 'Give at least one field to change');
-      const before = await ctx.records.get(area, 'full', id);
-      const after = await ctx.records.update(area, id, patch, { dryRun });
+      if (Object.keys(patch).length === 0) throw new PlatformError('invalid_request', 'values: give at least one field to change');
+      const before = await ctx.records.get(area, 'full', args.id);
+      const after = await ctx.records.update(area, args.id, patch, { dryRun: args.dry_run });
       const changed = Object.keys(patch).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
       return {
-        structured: { dry_run: dryRun, changed, [key]: after },
-        text: `${dryRun ? 'Would change' : 'Changed'} ${changed.length ? changed.join(', ') : 'nothing'} on ${area.label} ${line(after)}.`,
+        structured: { dry_run: args.dry_run, area: area.name, changed, record: after },
+        text: `${args.dry_run ? 'Would change' : 'Changed'} ${changed.length ? changed.join(', ') : 'nothing'} on ${area.label} ${line(after)}.`,
       };
     },
   });
 }
 
-function deleteTool(area: AreaDef, scope: NonNullable<AreaDef['writeScope']>): ToolDef {
-  const cascades = (area.onDelete?.cascade ?? []).map(([table]) => table.replace(/_/g, ' '));
-  const restricts = (area.onDelete?.restrict ?? []).map(([table]) => table.replace(/_/g, ' '));
+function deleteRecord(areas: AreaDef[]): ToolDef {
+  const cascading = areas.filter((a) => a.onDelete?.cascade?.length).map((a) => `${a.label} its ${a.onDelete!.cascade!.map(([t]) => t.replace(/_/g, ' ')).join(' and ')}`);
   return defineTool({
-    name: `delete_${labelKey(area)}`,
-    title: `Delete ${aLabel(area)}`,
-    description: `Deletes ${aLabel(area)}${cascades.length ? ` and its ${cascades.join(' and ')}` : ''}, as DELETE /api/v1${area.path}/{id} does${restricts.length ? `; refused while it has ${restricts.join(' or ')}` : ''}. With dry_run true it is checked, not deleted.`,
-    scopes: [scope],
+    name: 'delete_record',
+    title: 'Delete a record',
+    description: `Deletes a record by id, as DELETE /api/v1/{area}/{id} does${cascading.length ? `; deleting takes with it: ${cascading.join('; ')}` : ''}. Refused while other records still need it. With dry_run it is checked, not deleted.`,
+    toolset: 'courses',
+    scopes: [],
+    argumentScopes: writeScopeOfId,
+    listedFor: (access) => listedOver(reachableAreas(access, 'write'), deleteRecord),
     readOnly: false,
     destructive: true,
     idempotent: true,
-    input: (zod) => ({ id: zod.string().min(1).max(100).describe(`The ${area.label}'s id`), dry_run: dryRunInput(zod) }),
-    output: (zod) => ({ dry_run: zod.boolean(), deleted: zod.string().describe('The id of the deleted (or, with dry_run, deletable) record') }),
+    input: (zod) => ({ id: idInput(zod, areas), dry_run: dryRunInput(zod) }),
     async run(ctx, args) {
+      const area = writableArea(areaOfIdArgument(args.id));
       await ctx.records.delete(area, args.id, { dryRun: args.dry_run });
       return { structured: { dry_run: args.dry_run, deleted: args.id }, text: `${args.dry_run ? 'Would delete' : 'Deleted'} ${area.label} ${args.id}.` };
     },
   });
 }
 
-/** Arguments the caller left out are absent, not undefined: a write sees only what was given. */
-const definedOnly = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+/** The record tools over every area: what a call is checked and run with, whatever list the caller saw. */
+export const RECORD_TOOLS: readonly ToolDef[] = [listRecords(AREA_LIST), getRecord(AREA_LIST), createRecord(AREA_LIST.filter((a) => a.writeScope)), updateRecord(AREA_LIST.filter((a) => a.writeScope)), deleteRecord(AREA_LIST.filter((a) => a.writeScope))];
 
-/** The tools of one area: list and get, and create, update and delete when the area is writable. */
-export function areaTools(area: AreaDef): ToolDef[] {
-  const tools = [listTool(area), getTool(area)];
-  if (area.writeScope) tools.push(createTool(area, area.writeScope), updateTool(area, area.writeScope), deleteTool(area, area.writeScope));
-  return tools;
-}
-
-/** Every area's tools, in the order of AREAS. */
-export const RECORD_TOOLS: readonly ToolDef[] = AREA_LIST.flatMap(areaTools);

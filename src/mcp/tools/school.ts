@@ -2,20 +2,12 @@ import { defineTool } from '../tool.ts';
 
 export const getSiteInfo = defineTool({
   name: 'get_site_info',
+  toolset: 'catalog',
   title: 'About this school',
   description: 'The school\'s name, description, language and currency, what it offers, and where its API and documents are.',
   scopes: [],
   readOnly: true,
   input: () => ({}),
-  output: (z) => ({
-    name: z.string(),
-    description: z.string(),
-    locale: z.string(),
-    currency: z.string(),
-    published_courses: z.number().int(),
-    lecturers: z.number().int(),
-    links: z.object({ api: z.string(), authentication: z.string(), pricing: z.string(), llms_txt: z.string() }),
-  }),
   async run(ctx) {
     const school = (await ctx.deps.store.settings.get('school')) ?? {};
     const issuer = ctx.deps.config.issuer;

@@ -1,7 +1,7 @@
 import { PlatformError } from '../../platform/errors.ts';
 import { AppearanceService, type AppearancePatch } from '../../platform/appearance.ts';
-import { APPEARANCE_PATCH_SCHEMA, APPEARANCE_SCHEMA } from '../../platform/routes/appearance-routes.ts';
-import { SCHOOL_PATCH_SCHEMA, SCHOOL_SCHEMA } from '../../platform/routes/school-routes.ts';
+import { APPEARANCE_PATCH_SCHEMA } from '../../platform/routes/appearance-routes.ts';
+import { SCHOOL_PATCH_SCHEMA } from '../../platform/routes/school-routes.ts';
 import { projectSchool, SchoolSettingsService, type SchoolPatch } from '../../platform/school-settings.ts';
 import { propertiesShape } from '../field-schemas.ts';
 import { defineTool, type ToolContext, type Zod } from '../tool.ts';
@@ -25,13 +25,13 @@ const defined = <T extends object>(args: T) => Object.fromEntries(Object.entries
 
 export const getSchoolSettings = defineTool({
   name: 'get_school_settings',
+  toolset: 'site',
   title: 'School settings',
   description: 'The school\'s settings as GET /api/v1/school shows them. No scope needed: without school:read only the public fields (name, description, locale, currency, timezone, website); with school:read also the contact details, legal name and address.',
   scopes: [],
   optionalScopes: ['school:read'],
   readOnly: true,
   input: () => ({}),
-  output: (zod) => propertiesShape(zod, SCHOOL_SCHEMA),
   async run(ctx) {
     const school = await new SchoolSettingsService(ctx.deps).view(readsSchool(ctx));
     return { structured: school, text: lines(school) };
@@ -40,6 +40,7 @@ export const getSchoolSettings = defineTool({
 
 export const updateSchoolSettings = defineTool({
   name: 'update_school_settings',
+  toolset: 'site',
   title: 'Change school settings',
   description: 'Changes the named school settings (null clears an optional one), as PATCH /api/v1/school does. With dry_run true the change is checked the same way and shown, not stored. The answer shows the private fields only with school:read.',
   scopes: ['school:write'],
@@ -47,7 +48,6 @@ export const updateSchoolSettings = defineTool({
   readOnly: false,
   idempotent: true,
   input: (zod) => ({ ...propertiesShape(zod, SCHOOL_PATCH_SCHEMA), dry_run: dryRun(zod) }),
-  output: (zod) => ({ ...propertiesShape(zod, SCHOOL_SCHEMA), dry_run: zod.boolean() }),
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
     const service = new SchoolSettingsService(ctx.deps);
@@ -63,12 +63,12 @@ export const updateSchoolSettings = defineTool({
 
 export const getAppearance = defineTool({
   name: 'get_appearance',
+  toolset: 'site',
   title: 'School appearance',
   description: 'The school\'s theme, colours and logo as GET /api/v1/appearance shows them. No scope needed: all of it is public.',
   scopes: [],
   readOnly: true,
   input: () => ({}),
-  output: (zod) => propertiesShape(zod, APPEARANCE_SCHEMA),
   async run(ctx) {
     const appearance: Record<string, unknown> = { ...(await new AppearanceService(ctx.deps).view()) };
     return { structured: appearance, text: lines(appearance) };
@@ -77,13 +77,13 @@ export const getAppearance = defineTool({
 
 export const updateAppearance = defineTool({
   name: 'update_appearance',
+  toolset: 'site',
   title: 'Change the appearance',
   description: 'Changes the school\'s theme, colours or logo, as PATCH /api/v1/appearance does (logo_url and logo_file_id exclude each other). With dry_run true the change is checked the same way and shown, not stored.',
   scopes: ['appearance:write'],
   readOnly: false,
   idempotent: true,
   input: (zod) => ({ ...propertiesShape(zod, APPEARANCE_PATCH_SCHEMA), dry_run: dryRun(zod) }),
-  output: (zod) => ({ ...propertiesShape(zod, APPEARANCE_SCHEMA), dry_run: zod.boolean() }),
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
     const next: Record<string, unknown> = { ...(await new AppearanceService(ctx.deps).update(defined(patch) as AppearancePatch, { dryRun: dry === true })) };

@@ -3,19 +3,8 @@ import { eventArea, eventReadScopes, WEBHOOK_EVENT_TYPES } from '../../platform/
 import { WEBHOOK_SCOPE, WebhookService, type SubscriptionWriter } from '../../platform/webhooks/subscriptions.ts';
 import { bulletList } from '../format.ts';
 import { learnerRule } from '../learner-data.ts';
-import { defineTool, type ToolContext, type Zod } from '../tool.ts';
+import { defineTool, type ToolContext } from '../tool.ts';
 
-/** A subscription as the API shows it; `secret` only in create_webhook's answer. */
-const webhookShape = (z: Zod) => ({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  description: z.string().nullable(),
-  enabled: z.boolean(),
-  disabled_reason: z.string().nullable().describe('Why it was disabled'),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
 
 /** The same service as /api/v1/webhooks: one set of checks for both faces. */
 const service = (ctx: { deps: ConstructorParameters<typeof WebhookService>[0] }) => new WebhookService(ctx.deps);
@@ -40,6 +29,7 @@ function refuseLearnerEvents(ctx: ToolContext, events: readonly string[]): void 
 
 export const listWebhooks = defineTool({
   name: 'list_webhooks',
+  toolset: 'site',
   title: 'List webhooks',
   description: 'The school\'s webhook subscriptions: receiver URL, events, whether enabled and why not. Never shows secrets.',
   scopes: [WEBHOOK_SCOPE],
@@ -48,7 +38,6 @@ export const listWebhooks = defineTool({
     limit: z.number().int().min(1).max(50).default(10).describe('How many results (1-50)'),
     cursor: z.string().max(500).optional().describe('next_cursor from a previous call'),
   }),
-  output: (z) => ({ webhooks: z.array(z.object(webhookShape(z))), next_cursor: z.string().optional() }),
   async run(ctx, args) {
     const page = await service(ctx).list(args.limit, args.cursor);
     return {
@@ -60,9 +49,12 @@ export const listWebhooks = defineTool({
 
 export const createWebhook = defineTool({
   name: 'create_webhook',
+  toolset: 'site',
   title: 'Create a webhook',
   description: `Subscribes a receiver URL (https at a public address; http on loopback where the server allows it) to events: ${WEBHOOK_EVENT_TYPES.map((t) => `${t} (needs ${eventArea(t).readScope})`).join(', ')}. The result holds the signing secret, shown this once: hand it to the receiver to verify webhook-signature (Standard Webhooks).`,
   scopes: [WEBHOOK_SCOPE],
+  // Events that carry learners' names are refused while learners are pseudonymized.
+  showsLearners: true,
   argumentScopes: (args) => eventReadScopes(Array.isArray((args as { events?: unknown } | null | undefined)?.events) ? (args as { events: unknown[] }).events : []),
   readOnly: false,
   input: (z) => ({
@@ -70,10 +62,6 @@ export const createWebhook = defineTool({
     events: z.array(z.string().max(100)).min(1).max(50).describe(`Events to receive: ${WEBHOOK_EVENT_TYPES.join(', ')}`),
     description: z.string().max(500).optional().describe('What the receiver is'),
     dry_run: z.boolean().default(false).describe('true: check the URL and events, creating nothing'),
-  }),
-  output: (z) => ({
-    dry_run: z.boolean(),
-    webhook: z.object({ ...webhookShape(z), id: z.string().optional(), created_at: z.string().optional(), updated_at: z.string().optional(), secret: z.string().optional().describe('The signing secret, shown only now (not in a dry run)') }),
   }),
   async run(ctx, args) {
     const input = { url: args.url, events: args.events, ...(args.description !== undefined ? { description: args.description } : {}) };
@@ -95,6 +83,7 @@ export const createWebhook = defineTool({
 
 export const deleteWebhook = defineTool({
   name: 'delete_webhook',
+  toolset: 'site',
   title: 'Delete a webhook',
   description: 'Deletes a webhook subscription with its delivery log; nothing more is sent to it.',
   scopes: [WEBHOOK_SCOPE],
@@ -105,7 +94,6 @@ export const deleteWebhook = defineTool({
     id: z.string().min(1).max(100).describe('The webhook id (wh_…)'),
     dry_run: z.boolean().default(false).describe('true: check it exists, deleting nothing'),
   }),
-  output: (z) => ({ dry_run: z.boolean(), deleted: z.string().describe('The id of the webhook deleted (or that would be)') }),
   async run(ctx, args) {
     if (args.dry_run) await service(ctx).exists(args.id);
     else await service(ctx).delete(args.id);

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { rateLimitFor } from '../../http/rate-limit.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
+import { fileJson } from '../files/file-json.ts';
 import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
 import { errorResponses } from '../../http/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
@@ -64,16 +65,7 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
   const base = `${API_PREFIX}/storage`;
   // storage:write is the only storage scope: every operation here needs it.
   const guard = { scopes: ['storage:write'] } as const;
-  const toJson = (f: StoredFile) => ({
-    id: f.id,
-    name: f.name,
-    content_type: f.contentType,
-    size: f.size,
-    sha256: f.sha256,
-    uploaded_by: f.uploadedBy,
-    created_at: new Date(f.createdAt).toISOString(),
-    download_url: `${deps.config.issuer}${base}/${f.id}/content`,
-  });
+  const toJson = (f: StoredFile) => fileJson(f, deps.config.issuer);
 
   // preHandler: after the guard (preValidation), so an unauthenticated request costs no budget and the key is the token's.
   const rateLimit = rateLimitFor(deps.config, 'upload', { hook: 'preHandler', keyGenerator: uploaderKey });
