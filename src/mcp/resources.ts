@@ -5,6 +5,7 @@ import { AREA_LIST, AREAS, type AreaDef } from '../platform/areas.ts';
 import { listAll } from '../platform/list-all.ts';
 import { INTERNAL_ERROR } from './json-rpc-error.ts';
 import { areaJsonSchema } from './json-schema.ts';
+import { openApiParts } from './openapi-parts.ts';
 import type { McpSdk } from './sdk.ts';
 import type { ToolContext } from './tool.ts';
 import { getCourse } from './tools/course.ts';
@@ -23,7 +24,9 @@ export interface McpDocuments {
 }
 
 export const RESOURCE_URIS = {
-  openapi: 'lyceum://openapi.json',
+  openapi: 'lyceum://openapi',
+  openapiPartTemplate: 'lyceum://openapi/{part}',
+  openapiPart: (name: string) => `lyceum://openapi/${name}`,
   auth: 'lyceum://auth.md',
   schema: (area: string) => `lyceum://schema/${area}`,
   courseTemplate: 'lyceum://courses/{id}',
@@ -40,7 +43,7 @@ const JSON_TYPE = 'application/json';
  * one, whatever token it sends, so a resource never shows more than the
  * public catalog and the public documents.
  * - the data model: one JSON Schema per area, from the field declarations;
- * - the OpenAPI document and auth.md, as their HTTP routes build them;
+ * - the OpenAPI document in parts (openapi-parts.ts) and auth.md, as their HTTP routes build them;
  * - each published course, through the template lyceum://courses/{id}.
  */
 export function registerResources(server: McpServer, ctx: ToolContext, documents: McpDocuments, sdk: Pick<McpSdk, 'ResourceTemplate' | 'ProtocolError' | 'ResourceNotFoundError'>): void {
@@ -55,11 +58,38 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
     );
   }
 
+  const openapi = () => openApiParts(documents.openapi.read(), RESOURCE_URIS.openapiPart, `${ctx.deps.config.issuer}${documents.openapi.path}`);
   server.registerResource(
     'openapi',
     RESOURCE_URIS.openapi,
-    { title: 'OpenAPI document', description: `The HTTP API's OpenAPI 3.0 document, the same as GET ${documents.openapi.path}: every operation with its scopes.`, mimeType: JSON_TYPE },
-    (u) => ({ contents: [{ uri: u.href, mimeType: JSON_TYPE, text: documents.openapi.read() }] }),
+    {
+      title: 'OpenAPI document: index',
+      description: `The parts of the HTTP API's OpenAPI 3.0 document (GET ${documents.openapi.path}, too large to read at once), one per area, each with its operations; read a part at ${RESOURCE_URIS.openapiPartTemplate}.`,
+      mimeType: JSON_TYPE,
+    },
+    (u) => ({ contents: [{ uri: u.href, mimeType: JSON_TYPE, text: openapi().index }] }),
+  );
+  server.registerResource(
+    'openapi_part',
+    new sdk.ResourceTemplate(RESOURCE_URIS.openapiPartTemplate, {
+      list: () => ({
+        resources: [...openapi().parts].map(([name, part]) => ({
+          uri: RESOURCE_URIS.openapiPart(name),
+          name: `openapi_${name}`,
+          title: `OpenAPI: ${name}`,
+          description: `The ${part.operations.length} ${name} operation${part.operations.length === 1 ? '' : 's'} of the HTTP API as a standalone OpenAPI 3.0 document.`,
+          mimeType: JSON_TYPE,
+        })),
+      }),
+      complete: { part: (value) => [...openapi().parts.keys()].filter((name) => name.startsWith(value)) },
+    }),
+    { title: 'OpenAPI document: one part', description: 'The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI 3.0 document.', mimeType: JSON_TYPE },
+    (u, variables) => {
+      const name = Array.isArray(variables.part) ? variables.part[0] : variables.part;
+      const part = openapi().parts.get(name ?? '');
+      if (!part) throw new sdk.ResourceNotFoundError(u.href);
+      return { contents: [{ uri: u.href, mimeType: JSON_TYPE, text: part.text }] };
+    },
   );
   server.registerResource(
     'auth_md',

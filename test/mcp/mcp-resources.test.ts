@@ -24,6 +24,14 @@ const COURSE_TEMPLATE = {
   mimeType: 'application/json',
 };
 
+const OPENAPI_PART_TEMPLATE = {
+  name: 'openapi_part',
+  uriTemplate: 'lyceum://openapi/{part}',
+  title: 'OpenAPI document: one part',
+  description: 'The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI 3.0 document.',
+  mimeType: 'application/json',
+};
+
 type Contents = { uri: string; mimeType?: string; text?: string }[];
 
 describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)', (kind) => {
@@ -83,10 +91,12 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
   });
 
   describe('resources', () => {
-    it('resources/list: the data model per area, the OpenAPI document, auth.md, then the published courses', async () => {
+    it('resources/list: the data model per area, the OpenAPI index, auth.md, the OpenAPI parts, then the published courses', async () => {
       const { resources } = await client.listResources();
       const schemas = AREA_NAMES.map((a) => `lyceum://schema/${a}`);
-      expect(resources.map((r) => r.uri)).toEqual([...schemas, 'lyceum://openapi.json', 'lyceum://auth.md', ...seeded.courses.published.map(courseUri)]);
+      const parts = resources.filter((r) => r.uri.startsWith('lyceum://openapi/')).map((r) => r.uri);
+      expect(parts).toEqual(expect.arrayContaining(['lyceum://openapi/courses', 'lyceum://openapi/oauth', 'lyceum://openapi/account']));
+      expect(resources.map((r) => r.uri)).toEqual([...schemas, 'lyceum://openapi', 'lyceum://auth.md', ...parts, ...seeded.courses.published.map(courseUri)]);
       expect(resources[0]).toEqual({
         uri: 'lyceum://schema/courses',
         name: 'schema_courses',
@@ -94,17 +104,24 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
         description: 'JSON Schema of the course records, with which of their fields are public.',
         mimeType: 'application/schema+json',
       });
-      expect(resources.find((r) => r.uri === 'lyceum://openapi.json')).toMatchObject({ name: 'openapi', title: 'OpenAPI document', mimeType: 'application/json' });
+      expect(resources.find((r) => r.uri === 'lyceum://openapi')).toMatchObject({ name: 'openapi', title: 'OpenAPI document: index', mimeType: 'application/json' });
+      expect(resources.find((r) => r.uri === 'lyceum://openapi/courses')).toEqual({
+        uri: 'lyceum://openapi/courses',
+        name: 'openapi_courses',
+        title: 'OpenAPI: courses',
+        description: 'The 5 courses operations of the HTTP API as a standalone OpenAPI 3.0 document.',
+        mimeType: 'application/json',
+      });
       expect(resources.find((r) => r.uri === 'lyceum://auth.md')).toMatchObject({ name: 'auth_md', title: 'auth.md', mimeType: 'text/markdown' });
-      const courses = resources.slice(schemas.length + 2);
+      const courses = resources.slice(schemas.length + 2 + parts.length);
       expect(courses).toEqual(
         PUBLISHED_TITLES.map((title, i) => ({ uri: courseUri(seeded.courses.published[i]!), name: title, title, description: `About ${title}`, mimeType: 'application/json' })),
       );
       expect(JSON.stringify(resources)).not.toContain(seeded.draftWord);
     });
 
-    it('resources/templates/list: lyceum://courses/{id}', async () => {
-      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([COURSE_TEMPLATE]);
+    it('resources/templates/list: lyceum://openapi/{part} and lyceum://courses/{id}', async () => {
+      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([OPENAPI_PART_TEMPLATE, COURSE_TEMPLATE]);
     });
 
     it('reads the data model of a public area as JSON Schema 2020-12, nullable fields with "null" among their types', async () => {
@@ -139,10 +156,32 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect(Object.keys(students.properties)).toEqual(['id', 'name', 'email', 'status', 'user_id', 'notes', 'created_at', 'updated_at']);
     });
 
-    it('reads the OpenAPI document and auth.md exactly as their HTTP routes serve them', async () => {
-      const openapi = await read('lyceum://openapi.json');
-      expect(openapi.mimeType).toBe('application/json');
-      expect(JSON.parse(openapi.text)).toEqual(await (await fetch(`${server.issuer}/openapi.json`)).json());
+    it('reads the OpenAPI document in parts small enough to read, which together are the document GET /openapi.json serves', async () => {
+      const whole = (await (await fetch(`${server.issuer}/openapi.json`)).json()) as { openapi: string; info: unknown; paths: Record<string, Record<string, unknown>> };
+      const index = JSON.parse((await read('lyceum://openapi')).text) as { openapi: string; whole_document: string; parts: { name: string; uri: string; operations: string[] }[] };
+      expect(index).toMatchObject({ openapi: whole.openapi, whole_document: `${server.issuer}/openapi.json` });
+      expect(index.parts.find((p) => p.name === 'courses')!.operations).toContain('GET /api/v1/courses/{id}: Read a course');
+      const joined: Record<string, Record<string, unknown>> = {};
+      for (const part of index.parts) {
+        const content = await read(part.uri);
+        // A part is at most about 12,000 tokens; the whole document is ten times that.
+        expect(content.text.length, part.name).toBeLessThan(50_000);
+        const doc = JSON.parse(content.text) as { openapi: string; info: unknown; paths: Record<string, Record<string, unknown>> };
+        expect({ openapi: doc.openapi, info: doc.info }, part.name).toEqual({ openapi: whole.openapi, info: whole.info });
+        for (const [path, item] of Object.entries(doc.paths)) {
+          for (const method of Object.keys(item)) expect(joined[path]?.[method], `${method} ${path} in two parts`).toBeUndefined();
+          joined[path] = { ...joined[path], ...item };
+        }
+        expect(Object.values(doc.paths).flatMap((item) => Object.keys(item)).length, part.name).toBe(part.operations.length);
+      }
+      expect(joined).toEqual(whole.paths);
+      expect(JSON.stringify(whole).length).toBeGreaterThan(300_000);
+      const missing = await rpcError(client.readResource({ uri: 'lyceum://openapi/nothing' }));
+      expect(missing).toEqual({ code: -32602, message: 'MCP error -32602: Resource not found: lyceum://openapi/nothing' });
+      expect(await complete({ type: 'ref/resource', uri: 'lyceum://openapi/{part}' }, 'part', 'cou')).toEqual({ values: ['coupons', 'courses'], total: 2, hasMore: false });
+    });
+
+    it('reads auth.md exactly as its HTTP route serves it', async () => {
       const auth = await read('lyceum://auth.md');
       expect(auth.mimeType).toBe('text/markdown');
       expect(auth.text).toBe(await (await fetch(`${server.issuer}/auth.md`)).text());
