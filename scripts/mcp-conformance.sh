@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's server scenarios that apply to
 # Lyceum against one real server (`lyceum serve` on loopback, a fresh SQLite
-# file): initialize, ping, tools/list, resources/list, prompts/list,
-# logging/setLevel, completion/complete and DNS-rebinding protection. The
-# suite's other scenarios call tools, prompts and resources of its own test
-# server (test_simple_text, test://static-text ...), which Lyceum does not have;
-# completion-complete does too, and is listed with its reason in
-# mcp-conformance-expected-failures.yml: the suite accepts its failure, and
-# fails the run if it passes or any other scenario fails.
+# file). The 2025 revisions: initialize, ping, tools/list, resources/list,
+# prompts/list, logging/setLevel, completion/complete and DNS-rebinding
+# protection. The 2026-07-28 revision: stateless requests with _meta and
+# server/discover, list caching hints, Mcp-Method/Mcp-Name header checks and
+# resource-not-found. The suite's other scenarios call tools, prompts and
+# resources of its own test server (test_simple_text, test://static-text ...),
+# which Lyceum does not have; where a scenario that applies needs one of them,
+# it is listed with its reason in mcp-conformance-expected-failures.yml: the
+# suite accepts its failure, and fails the run if it passes or any other
+# scenario fails.
 # The suite comes from the npm registry, pinned, and runs on Node.js 22 from
 # the registry; the server runs on this machine's Node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFORMANCE_VERSION=0.1.16
-SCENARIOS="server-initialize ping tools-list resources-list prompts-list logging-set-level completion-complete dns-rebinding-protection"
+CONFORMANCE_VERSION=0.2.0-alpha.12
+SCENARIOS="server-initialize ping tools-list resources-list prompts-list logging-set-level completion-complete dns-rebinding-protection server-stateless caching http-header-validation sep-2164-resource-not-found"
 
 work="$(mktemp -d)"
 pid=""
