@@ -50,8 +50,12 @@ const bearer = (t: TokenSet) => ({ authorization: `Bearer ${t.access_token}` });
 const simple = (requests: LoadRequest[]) => async (): Promise<Prepared> => ({ requests });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** POST /mcp: a tools/call of an anonymous catalog tool. */
-async function prepareMcp(ctx: ServerContext): Promise<Prepared> {
+/**
+ * POST /mcp, anonymous, after an initialize as a client makes it: the warm
+ * tools/list, or a tools/call of the catalog read (list_records of courses,
+ * the MCP twin of GET /api/v1/courses, so the two compare in one run).
+ */
+const prepareMcp = (method: 'tools/list' | 'tools/call') => async (ctx: ServerContext): Promise<Prepared> => {
   const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${ctx.origin}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
     return { status: res.status, json: (await res.json().catch(() => ({}))) as { result?: { protocolVersion?: string; tools?: { name: string }[] } } };
@@ -60,13 +64,12 @@ async function prepareMcp(ctx: ServerContext): Promise<Prepared> {
   const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
   if (init.status !== 200) throw new Error(`MCP initialize failed (${init.status}): ${JSON.stringify(init.json)}`);
   const version = { 'mcp-protocol-version': String(init.json.result?.protocolVersion ?? params.protocolVersion) };
-  const tools = ((await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? []);
-  const tool = tools.find((t) => t.name === 'list_courses') ?? tools[0];
-  if (!tool) throw new Error('no anonymous MCP tool is listed');
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: tool.name, arguments: {} } });
+  const tools = (await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? [];
+  if (!tools.some((t) => t.name === 'list_records')) throw new Error('list_records is not listed to anonymous callers');
+  const body = JSON.stringify(method === 'tools/list' ? { jsonrpc: '2.0', id: 3, method } : { jsonrpc: '2.0', id: 3, method, params: { name: 'list_records', arguments: { area: 'courses' } } });
   const verify = (answer: string) => answer.includes('"result"') && !answer.includes('"isError":true');
   return { requests: [{ method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...version }, body, verify }] };
-}
+};
 
 /**
  * Refresh grant: each request takes a live refresh token from the pool and
@@ -118,7 +121,8 @@ export const SCENARIOS: Scenario[] = [
     prepare: simple([{ method: 'POST', path: '/api/oauth/register', headers: { 'content-type': 'application/json' }, body: REGISTRATION_BODY, expectStatus: 201 }]),
   },
   { id: 'refresh', label: 'Refresh grant POST /api/oauth/token', bare: 'post', prepare: prepareRefresh },
-  { id: 'mcp', label: 'MCP tools/call POST /mcp', bare: 'post', prepare: prepareMcp },
+  { id: 'mcp-list', label: 'MCP tools/list POST /mcp', bare: 'post', prepare: prepareMcp('tools/list') },
+  { id: 'mcp', label: 'MCP tools/call list_records POST /mcp', bare: 'post', prepare: prepareMcp('tools/call') },
   { id: 'flow-seq', label: 'Full code flow, 1 connection (flows)', connections: 1, prepare: async (ctx) => fullFlowRequests(ctx.user) },
   { id: 'flow-conc', label: 'Full code flow, concurrent (flows)', prepare: async (ctx) => fullFlowRequests(ctx.user) },
 ];
