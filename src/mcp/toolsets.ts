@@ -74,15 +74,16 @@ export type ToolsetChoice = { ok: true; toolsets: ToolsetName[] | 'default'; rea
  * refused rather than ignored, so a typo does not silently shrink a list.
  */
 export function parseToolsetChoice(toolsetsHeader: string | string[] | undefined, readOnlyHeader: string | string[] | undefined): ToolsetChoice {
-  const raw = (Array.isArray(toolsetsHeader) ? toolsetsHeader.join(',') : (toolsetsHeader ?? '')).trim();
+  const raw = Array.isArray(toolsetsHeader) ? toolsetsHeader.join(',') : (toolsetsHeader ?? '');
   const ro = (Array.isArray(readOnlyHeader) ? readOnlyHeader.join(',') : (readOnlyHeader ?? '')).trim().toLowerCase();
-  if (ro !== '' && ro !== 'true' && ro !== 'false' && ro !== '1' && ro !== '0') return { ok: false, message: `X-MCP-Readonly must be true or false, not "${ro.slice(0, 20)}"` };
+  if (ro !== '' && ro !== 'true' && ro !== 'false' && ro !== '1' && ro !== '0') return { ok: false, message: `${READONLY_HEADER} must be true or false, not "${ro.slice(0, 20)}"` };
   const readOnly = ro === 'true' || ro === '1';
-  if (raw === '') return { ok: true, toolsets: 'default', readOnly };
   const names = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  // No name at all (an empty header, or commas only) chooses nothing: the defaults.
+  if (names.length === 0) return { ok: true, toolsets: 'default', readOnly };
   if (names.includes('all')) return { ok: true, toolsets: [...TOOLSET_NAMES], readOnly };
   const unknown = names.filter((n) => !(TOOLSET_NAMES as string[]).includes(n));
-  if (unknown.length) return { ok: false, message: `Unknown toolset ${unknown.map((n) => `"${n.slice(0, 30)}"`).join(', ')} in X-MCP-Toolsets; the toolsets are ${TOOLSET_NAMES.join(', ')}, or all` };
+  if (unknown.length) return { ok: false, message: `Unknown toolset ${unknown.map((n) => `"${n.slice(0, 30)}"`).join(', ')} in ${TOOLSETS_HEADER}; the toolsets are ${TOOLSET_NAMES.join(', ')}, or all` };
   return { ok: true, toolsets: TOOLSET_NAMES.filter((n) => names.includes(n)), readOnly };
 }
 

@@ -79,12 +79,40 @@ describe.each(STORE_KINDS)('tools/list by caller and toolset (%s)', (kind) => {
     expect((await list(tokens.owner, { 'x-mcp-toolsets': 'site, courses' })).tools).toEqual((await list(tokens.owner, { 'x-mcp-toolsets': 'courses,site' })).tools);
   });
 
+  it('reads the headers as HTTP fields: any case, spaces around values, 1 and 0, commas to spare', async () => {
+    const all = await list(tokens.owner, { 'x-mcp-toolsets': 'all' });
+    const readOnly = await list(tokens.owner, { 'x-mcp-toolsets': 'all', 'x-mcp-readonly': 'true' });
+    expect(readOnly.tools.length).toBeLessThan(all.tools.length);
+    for (const value of ['1', ' TRUE ', 'True']) expect((await list(tokens.owner, { 'x-mcp-toolsets': 'all', 'x-mcp-readonly': value })).tools, value).toEqual(readOnly.tools);
+    for (const value of ['false', '0', ' False', '']) expect((await list(tokens.owner, { 'x-mcp-toolsets': 'all', 'x-mcp-readonly': value })).tools, value).toEqual(all.tools);
+    const chosen = (await list(tokens.owner, { 'x-mcp-toolsets': 'courses,students' })).tools;
+    expect((await list(tokens.owner, { 'x-mcp-toolsets': ' Courses , ,STUDENTS,' })).tools).toEqual(chosen);
+    expect((await list(tokens.owner, { 'x-mcp-toolsets': 'ALL' })).tools).toEqual(all.tools);
+    // Commas alone name nothing: the caller's defaults, as without the header.
+    expect((await list(tokens.owner, { 'x-mcp-toolsets': ' , ' })).tools).toEqual((await list(tokens.owner)).tools);
+  });
+
+  it('an unknown tool is a tool error naming the closest one, its name cut to 100 characters', async () => {
+    const call = async (name: string) => resultOf(await mcpPost(ctx.server.issuer, toolCall(name), { authorization: `Bearer ${tokens.owner}` })) as { isError?: boolean; content: { text: string }[] };
+    expect(await call('list_record')).toEqual({ isError: true, content: [{ type: 'text', text: 'No tool named "list_record"; did you mean list_records?' }] });
+    expect(await call('qqqqqqqqqqqq')).toEqual({ isError: true, content: [{ type: 'text', text: 'No tool named "qqqqqqqqqqqq"' }] });
+    expect((await call('q'.repeat(300))).content[0]!.text).toBe(`No tool named "${'q'.repeat(100)}"`);
+  });
+
   it('an unknown toolset or read-only value is refused with the names to use', async () => {
-    const unknown = await mcpPost(ctx.server.issuer, rpc('tools/list'), { authorization: `Bearer ${tokens.owner}`, headers: { 'x-mcp-toolsets': 'courses,billing' } });
-    expect(unknown.status).toBe(400);
-    expect((unknown.json as { error: { code: number; message: string } }).error).toEqual({ code: -32600, message: expect.stringMatching(/Unknown toolset "billing".*catalog, learner, courses/) });
-    const readOnly = await mcpPost(ctx.server.issuer, rpc('tools/list'), { headers: { 'x-mcp-readonly': 'maybe' } });
-    expect(readOnly.status).toBe(400);
+    const refusal = async (headers: Record<string, string>) => {
+      const res = await mcpPost(ctx.server.issuer, rpc('tools/list'), { authorization: `Bearer ${tokens.owner}`, headers });
+      expect(res.status).toBe(400);
+      return (res.json as { error: { code: number; message: string } }).error;
+    };
+    expect(await refusal({ 'x-mcp-toolsets': `courses, billing,${'x'.repeat(50)}` })).toEqual({
+      code: -32600,
+      message: `Invalid Request: Unknown toolset "billing", "${'x'.repeat(30)}" in X-MCP-Toolsets; the toolsets are catalog, learner, courses, students, commerce, community, analytics, site, or all`,
+    });
+    expect(await refusal({ 'x-mcp-readonly': `yes${'!'.repeat(40)}` })).toEqual({ code: -32600, message: `Invalid Request: X-MCP-Readonly must be true or false, not "yes${'!'.repeat(17)}"` });
+    // Anonymous callers are refused the same way.
+    const anonymous = await mcpPost(ctx.server.issuer, rpc('tools/list'), { headers: { 'x-mcp-readonly': 'maybe' } });
+    expect(anonymous.status).toBe(400);
   });
 
   it('a tool left out of a list still answers as its scopes say: 403 for a student, 401 for nobody', async () => {
