@@ -3,7 +3,7 @@ import { isCourseComplete, progressPercent } from '../store/progress-rule.ts';
 import type { ProgressChange, Row } from '../store/types.ts';
 import { AccountService } from './account.ts';
 import { AREAS } from './areas.ts';
-import { CurriculumService } from './curriculum.ts';
+import { CurriculumService, type Outline } from './curriculum.ts';
 import { PlatformError } from './errors.ts';
 import { rowToRecord } from './fields.ts';
 import type { RecordService } from './records.ts';
@@ -74,7 +74,23 @@ export class ProgressService {
   }
 
   async report(enrollmentId: string): Promise<ProgressReport> {
-    return this.reportOf(await this.records.getRow(AREAS.enrollments, 'full', enrollmentId));
+    return (await this.reports([enrollmentId]))[0]!;
+  }
+
+  /**
+   * The reports of several enrollments, in order, each course's curriculum
+   * read once: a course's progress lists many enrollments of one course.
+   */
+  async reports(enrollmentIds: readonly string[]): Promise<ProgressReport[]> {
+    const outlines = new Map<string, Promise<Outline>>();
+    const reports: ProgressReport[] = [];
+    for (const id of enrollmentIds) {
+      const enrollment = await this.records.getRow(AREAS.enrollments, 'full', id);
+      const courseId = String(enrollment.course_id);
+      if (!outlines.has(courseId)) outlines.set(courseId, new CurriculumService(this.deps, this.records).outline(courseId, 'full'));
+      reports.push(await this.reportOf(enrollment, await outlines.get(courseId)!));
+    }
+    return reports;
   }
 
   /**
@@ -102,7 +118,7 @@ export class ProgressService {
     const student = await this.myStudent(userId);
     const row = enrollmentId.length <= 100 ? await this.deps.store.records.get('enrollments', enrollmentId) : undefined;
     if (!row || row.student_id !== student.id) throw new PlatformError('not_found', `You have no enrollment with id ${enrollmentId}`);
-    return this.reportOf(row);
+    return this.reportOf(row, await new CurriculumService(this.deps, this.records).outline(String(row.course_id), 'full'));
   }
 
   private async myStudent(userId: string) {
@@ -135,9 +151,8 @@ export class ProgressService {
     };
   }
 
-  private async reportOf(enrollment: Row): Promise<ProgressReport> {
+  private async reportOf(enrollment: Row, outline: Outline): Promise<ProgressReport> {
     const courseId = String(enrollment.course_id);
-    const outline = await new CurriculumService(this.deps, this.records).outline(courseId, 'full');
     const done = new Map((await this.deps.store.progress.completions(String(enrollment.id))).map((c) => [c.lessonId, c.completedAt]));
     const lessons = outline.sections.flatMap((s) =>
       s.lessons.map((l) => ({ id: String(l.id), section_id: String(s.id), title: l.title, completed_at: iso(done.get(String(l.id))) })),

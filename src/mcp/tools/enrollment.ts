@@ -85,8 +85,9 @@ export const getCourseProgress = defineTool({
     });
     const service = progress(ctx);
     const enrollments = [];
-    for (const enrollment of page.data) {
-      const report = await service.report(String(enrollment.id));
+    const reports = await service.reports(page.data.map((e) => String(e.id)));
+    for (const [i, enrollment] of page.data.entries()) {
+      const report = reports[i]!;
       const student = await ctx.records.get(AREAS.students, 'full', String(enrollment.student_id)).catch(() => undefined);
       enrollments.push({
         enrollment_id: report.enrollment_id,
