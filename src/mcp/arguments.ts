@@ -18,9 +18,8 @@ function describeIssue(issue: z.core.$ZodIssue, schema: z.ZodType, what: string)
     const known = knownKeys(schema, issue.path);
     return issue.keys
       .map((key) => {
-        const near = closest(key, known);
         const place = at ? ` in ${at}` : '';
-        return `unknown ${what} "${key}"${place}${near ? `; did you mean "${near}"?` : ''}${known.length ? ` (takes: ${known.join(', ')})` : ''}`;
+        return `unknown ${what} "${key}"${place}${didYouMean(key, known)}${known.length ? ` (takes: ${known.join(', ')})` : ''}`;
       })
       .join('; ');
   }
@@ -42,6 +41,12 @@ function knownKeys(schema: z.ZodType, path: PropertyKey[]): string[] {
   }
   const shape = (node as { shape?: Record<string, unknown> } | undefined)?.shape;
   return shape ? Object.keys(shape) : [];
+}
+
+/** `; did you mean "x"?` for the known name nearest to `name`, or nothing when none is near. */
+export function didYouMean(name: string, known: readonly string[]): string {
+  const near = closest(name, known);
+  return near ? `; did you mean "${near}"?` : '';
 }
 
 /** The known name nearest to `name` (edit distance at most a third of its length), or one containing it. */

@@ -5,8 +5,9 @@ import { OAuthError } from '../../oauth/errors.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import type { FieldDef } from '../../platform/fields.ts';
 import { viewFor } from '../../platform/records.ts';
-import { checkArguments, closest } from '../arguments.ts';
+import { checkArguments, didYouMean } from '../arguments.ts';
 import { fieldInput } from '../field-schemas.ts';
+import { bulletList } from '../format.ts';
 import { learnerRule } from '../learner-data.ts';
 import { TOOLSETS } from '../toolsets.ts';
 import { defineTool, type ToolAccess, type ToolContext, type ToolDef, type Zod } from '../tool.ts';
@@ -60,7 +61,7 @@ function readView(ctx: ToolContext, area: AreaDef) {
 /** The area a call names, or a refusal that lists the areas. */
 function areaArgument(name: string): AreaDef {
   const area = areaNamed(name);
-  if (!area) throw new PlatformError('invalid_request', `area: no area "${name}"${closest(name, AREA_LIST.map((a) => a.name)) ? `; did you mean "${closest(name, AREA_LIST.map((a) => a.name))}"?` : ''}`);
+  if (!area) throw new PlatformError('invalid_request', `area: no area "${name}"${didYouMean(name, AREA_LIST.map((a) => a.name))}`);
   return area;
 }
 
@@ -72,7 +73,7 @@ function areaOfIdArgument(id: string): AreaDef {
 
 function checkFieldNames(area: AreaDef, names: string[] | undefined): void {
   for (const name of names ?? []) {
-    if (!fieldNames(area).includes(name)) throw new PlatformError('invalid_request', `fields: ${area.label} records have no field "${name}"${closest(name, fieldNames(area)) ? `; did you mean "${closest(name, fieldNames(area))}"?` : ''} (fields: ${fieldNames(area).join(', ')})`);
+    if (!fieldNames(area).includes(name)) throw new PlatformError('invalid_request', `fields: ${area.label} records have no field "${name}"${didYouMean(name, fieldNames(area))} (fields: ${fieldNames(area).join(', ')})`);
   }
 }
 
@@ -111,6 +112,7 @@ export function reachableAreas(access: ToolAccess, op: 'read' | 'write'): AreaDe
 const areaEnum = (zod: Zod, areas: AreaDef[]) => zod.enum(areas.map((a) => a.name) as [string, ...string[]]);
 const prefixes = (areas: AreaDef[]) => areas.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ');
 const idInput = (zod: Zod, areas: AreaDef[]) => zod.string().min(5).max(100).describe(`A record id; its prefix names the area (${prefixes(areas)})`);
+const fieldsInput = (zod: Zod) => zod.array(zod.string().max(64)).max(40).optional().describe('Only these fields (id always)');
 const someoneSees = (areas: AreaDef[]) => areas.some((a) => learnerRule(a.name));
 
 /** The write scope of the area a call's `id` names (update_record, delete_record). */
@@ -135,10 +137,7 @@ function listRecords(areas: AreaDef[]): ToolDef {
     scopes: [],
     optionalScopes: AREA_LIST.filter((a) => a.publicRead).map((a) => a.readScope),
     argumentScopes: (args) => readScopesOf(areaNamed((args as { area?: unknown } | undefined)?.area)),
-    listedFor: (access) => {
-      const open = reachableAreas(access, 'read');
-      return open.length ? listRecords(open) : undefined;
-    },
+    listedFor: (access) => listedOver(reachableAreas(access, 'read'), listRecords),
     showsLearners: someoneSees(areas),
     readOnly: true,
     input: (zod) => ({
@@ -150,7 +149,7 @@ function listRecords(areas: AreaDef[]): ToolDef {
         .describe('Equality filters by field, such as status, slug, course_id or student_id; an unknown one is refused naming the fields the area filters by'),
       cursor: zod.string().max(500).optional().describe('next_cursor of the previous answer'),
       limit: zod.number().int().min(1).max(LIST_MAX).default(LIST_DEFAULT).describe(`1-${LIST_MAX}`),
-      fields: zod.array(zod.string().max(64)).max(40).optional().describe('Only these fields (id always)'),
+      fields: fieldsInput(zod),
       detail: zod.boolean().default(false).describe('true: every field, long text included'),
     }),
     async run(ctx, args) {
@@ -169,8 +168,7 @@ function listRecords(areas: AreaDef[]): ToolDef {
         ...(args.q ? { q: args.q } : {}),
       });
       const data = page.data.map((r) => project(area, r, args.fields, !args.detail));
-      const lines = data.map((r) => `- ${line(r)}`);
-      const summary = data.length ? `${data.length} ${area.label}${data.length === 1 ? '' : 's'}${page.next_cursor ? ', more with next_cursor' : ''}:\n${lines.join('\n')}` : `No ${area.label}s found.`;
+      const summary = data.length ? `${data.length} ${area.label}${data.length === 1 ? '' : 's'}${page.next_cursor ? ', more with next_cursor' : ''}:\n${bulletList(data, line)}` : `No ${area.label}s found.`;
       return { structured: { area: area.name, records: data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) }, text: summary };
     },
   });
@@ -184,13 +182,10 @@ function getRecord(areas: AreaDef[]): ToolDef {
     toolset: 'catalog',
     scopes: [],
     argumentScopes: (args) => readScopesOf(areaOfId((args as { id?: unknown } | undefined)?.id)),
-    listedFor: (access) => {
-      const open = reachableAreas(access, 'read');
-      return open.length ? getRecord(open) : undefined;
-    },
+    listedFor: (access) => listedOver(reachableAreas(access, 'read'), getRecord),
     showsLearners: someoneSees(areas),
     readOnly: true,
-    input: (zod) => ({ id: idInput(zod, areas), fields: zod.array(zod.string().max(64)).max(40).optional().describe('Only these fields (id always)') }),
+    input: (zod) => ({ id: idInput(zod, areas), fields: fieldsInput(zod) }),
     async run(ctx, args) {
       const area = areaOfIdArgument(args.id);
       checkFieldNames(area, args.fields);
@@ -215,10 +210,7 @@ function createRecord(areas: AreaDef[]): ToolDef {
       const area = areaNamed((args as { area?: unknown } | undefined)?.area);
       return area?.writeScope ? [area.writeScope] : [];
     },
-    listedFor: (access) => {
-      const open = reachableAreas(access, 'write');
-      return open.length ? createRecord(open) : undefined;
-    },
+    listedFor: (access) => listedOver(reachableAreas(access, 'write'), createRecord),
     showsLearners: someoneSees(areas),
     readOnly: false,
     idempotent: false,
