@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { INVALID_PARAMS,  } from './json-rpc-error.ts';
+import { INVALID_PARAMS } from './json-rpc-error.ts';
 import type { McpSdk } from './sdk.ts';
 
 /**

@@ -6,6 +6,7 @@ import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';
 import { rejectForeignOriginOrHost } from './dns-rebinding.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR } from './json-rpc-error.ts';
 import { MCP_PATH } from './path.ts';
 import compress from '@fastify/compress';
 import type { McpHttpHandler, McpRequestContext } from '@modelcontextprotocol/server';
@@ -111,12 +112,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
     const rateLimit = rateLimitFor(deps.config, 'mcp', { keyGenerator: mcpClientKey });
     let modern: McpHttpHandler | undefined;
     scope.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT_BYTES, schema: { hide: true }, config: { rateLimit } }, async (request: FastifyRequest, reply: FastifyReply) => {
-      if (request.body === NOT_JSON) return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON');
+      if (request.body === NOT_JSON) return jsonRpcError(reply, 400, PARSE_ERROR, 'Parse error: the body is not valid JSON');
       // MCP 2025-06-18 removed JSON-RPC batching, and one message per request is what the rate
       // limit counts: a batch of a hundred tools/list would cost a hundred lists for one request.
-      if (Array.isArray(request.body)) return jsonRpcError(reply, 400, -32600, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request');
+      if (Array.isArray(request.body)) return jsonRpcError(reply, 400, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request');
       const choice = parseToolsetChoice(request.headers[TOOLSETS_HEADER.toLowerCase()], request.headers[READONLY_HEADER.toLowerCase()]);
-      if (!choice.ok) return jsonRpcError(reply, 400, -32600, `Invalid Request: ${choice.message}`);
+      if (!choice.ok) return jsonRpcError(reply, 400, INVALID_REQUEST, `Invalid Request: ${choice.message}`);
       const sdk = await loadMcpSdk();
       // What the SDK would refuse whatever the token (a missing _meta, an unknown revision,
       // Mcp-Method or Mcp-Name headers that disagree with the body) is refused first: a
@@ -169,7 +170,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       } catch (err) {
         // The SDK answers its own failures; what lands here failed before it answered.
         request.log.error({ err }, 'MCP request failed');
-        return jsonRpcError(reply, 500, -32603, 'Internal error');
+        return jsonRpcError(reply, 500, INTERNAL_ERROR, 'Internal error');
       }
     });
 

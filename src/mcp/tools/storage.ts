@@ -1,11 +1,12 @@
 import { Readable } from 'node:stream';
 import { FileService } from '../../platform/files/file-service.ts';
 import { fileJson } from '../../platform/files/file-json.ts';
-import { ALLOWED_CONTENT_TYPES, allowedContentType } from '../../platform/files/file-types.ts';
+import { ALLOWED_CONTENT_TYPES, type AllowedContentType } from '../../platform/files/file-types.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
 import { MCP_BODY_LIMIT_BYTES } from '../../http/body-limits.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
+import { LIST_MAX } from './records.ts';
 
 /**
  * Stored files over MCP, on the service behind /api/v1/storage. An upload
@@ -27,7 +28,7 @@ export const listFiles = defineTool({
   description: "The school's uploaded files, newest first, with how much of the storage quota is used.",
   scopes: ['storage:write'],
   readOnly: true,
-  input: (z) => ({ limit: z.number().int().min(1).max(50).default(20).describe('1-50') }),
+  input: (z) => ({ limit: z.number().int().min(1).max(LIST_MAX).default(20).describe(`1-${LIST_MAX}`) }),
   async run(ctx, args) {
     const list = (await files(ctx).list(args.limit)).map((f) => fileJson(f, ctx.deps.config.issuer));
     const quota = await quotaLine(ctx);
@@ -50,8 +51,8 @@ export const uploadFile = defineTool({
     content_base64: z.string().min(1).max(Math.ceil(MCP_UPLOAD_MAX_BYTES / 3) * 4 + 4).describe('The bytes, base64'),
   }),
   async run(ctx, args) {
-    const type = allowedContentType(args.content_type);
-    if (!type) throw new PlatformError('invalid_request', `content_type must be one of ${ALLOWED_CONTENT_TYPES.join(', ')}`, 415);
+    // The input's enum has already refused any other type.
+    const type = args.content_type as AllowedContentType;
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(args.content_base64)) throw new PlatformError('invalid_request', 'content_base64 is not base64');
     const bytes = Buffer.from(args.content_base64, 'base64');
     if (bytes.length > MCP_UPLOAD_MAX_BYTES) throw new PlatformError('invalid_request', `The file is larger than ${readableBytes(MCP_UPLOAD_MAX_BYTES)}; upload it with POST /api/v1/storage`, 413);
