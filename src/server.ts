@@ -32,7 +32,7 @@ async function loadMetrics(): Promise<AppMetrics> {
 }
 
 /**
- * Boot order (DESIGN.md): config (already validated) → store with migrations →
+ * Boot order: config (already validated) → store with migrations →
  * services → routes → listen. A store passed in is already migrated (serve.ts
  * migrates before it looks for the first owner).
  */

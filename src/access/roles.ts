@@ -2,7 +2,7 @@ import { SCOPE_NAMES, type Scope } from './scopes.ts';
 
 /**
  * What each school role may do, as scopes. A token's power is the scopes the
- * client asked for ∩ the user's role (DESIGN.md "Granted scope"); the token
+ * client asked for ∩ the user's role (auth.md, "Roles"); the token
  * response's `scope` says what was really granted.
  */
 export const ROLES = ['owner', 'admin', 'lecturer', 'student'] as const;

@@ -1,8 +1,7 @@
 import { boundedCache } from '../util/bounded-cache.ts';
 
 /**
- * The 38 scopes of the access contract Lyceum implements, in the contract's
- * order, with the plain words the consent page shows. Discovery, consent,
+ * The 38 scopes of Lyceum's API, in their published order, with the plain words the consent page shows. Discovery, consent,
  * auth.md and the routes all read this one registry.
  */
 export const SCOPES = [

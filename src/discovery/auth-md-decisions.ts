@@ -16,7 +16,7 @@ const AS = AUTHORIZATION_SERVER;
 const ticks = (values: readonly string[]) => values.map((v) => `\`${v}\``);
 
 /**
- * The choices Lyceum's code makes where the access contract says nothing,
+ * The choices Lyceum's code makes where its published interface says nothing,
  * grouped by endpoint. Values come from the live configuration.
  */
 export function decisions(config: Config): string {

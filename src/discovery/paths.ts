@@ -1,6 +1,6 @@
 import { MCP_PATH } from '../mcp/path.ts';
 
-/** The machine-readable documents every origin serves (spec "Discovery and machine-readable resources"). */
+/** The machine-readable documents every origin serves (auth.md, "Endpoints"). */
 export const DOCUMENT_PATHS = {
   auth: '/auth.md',
   llms: '/llms.txt',

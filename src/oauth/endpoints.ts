@@ -1,5 +1,5 @@
 /**
- * Every OAuth/OIDC path Lyceum serves, as the access contract names them. The
+ * Every OAuth/OIDC path Lyceum serves, as /auth.md lists them. The
  * routes register these and discovery advertises them: one registry, no drift.
  */
 export const ENDPOINTS = {

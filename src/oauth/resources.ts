@@ -7,8 +7,11 @@ export interface Resources {
   mcp: string;
 }
 
+/** Each resource's path on the issuer: the one place the MCP endpoint's path is written. */
+export const RESOURCE_PATHS: Readonly<Resources> = { api: '', mcp: '/mcp' };
+
 export function resourcesFor(issuer: string): Resources {
-  return { api: issuer, mcp: `${issuer}/mcp` };
+  return { api: issuer + RESOURCE_PATHS.api, mcp: issuer + RESOURCE_PATHS.mcp };
 }
 
 /** Compares resource identifiers after dropping one trailing slash ("https://x/" ~ "https://x"). */

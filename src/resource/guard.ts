@@ -76,7 +76,7 @@ export function bearerTokenHash(authorization: string): string | undefined {
  * The one decision every protected operation goes through. Framework-free:
  * it reads the store and returns the caller or throws the OAuthError to send.
  * - no Authorization header → anonymous where allowed, else 401 invalid_request; never a challenge
- *   (spec "Authentication" 7);
+ *   (docs/decisions.md: anonymous requests are served and never challenged);
  * - malformed, unknown, expired, revoked or wrong-audience token → 401 invalid_token;
  * - valid token without every required scope → 403 insufficient_scope.
  * Does NOT check the user's role: granted scopes were already intersected with it.
@@ -88,8 +88,8 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
   }
   if (input.authorization === undefined) {
     if (input.allowAnonymous) return { kind: 'anonymous' };
-    // The contract never challenges a tokenless request, so no WWW-Authenticate here: the
-    // body says what is needed and where the metadata is (spec "Authentication" 7).
+    // A tokenless request is never challenged (docs/decisions.md), so no WWW-Authenticate here:
+    // the body says what is needed and where the metadata is.
     const needs = input.required.length
       ? ` with ${input.required.join(' ')}`
       : // Stryker disable next-line StringLiteral: no caller refuses anonymous callers without naming a scope (/mcp lets them in when its calls need none; every declared route names one).

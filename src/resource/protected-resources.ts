@@ -1,4 +1,4 @@
-import { resourcesFor } from '../oauth/resources.ts';
+import { RESOURCE_PATHS, resourcesFor } from '../oauth/resources.ts';
 
 export type ResourceName = 'api' | 'mcp';
 
@@ -7,8 +7,8 @@ export type ResourceName = 'api' | 'mcp';
  * /.well-known/oauth-protected-resource followed by that path.
  */
 export const PRM_PATHS: Record<ResourceName, string> = {
-  api: '/.well-known/oauth-protected-resource',
-  mcp: '/.well-known/oauth-protected-resource/mcp',
+  api: `/.well-known/oauth-protected-resource${RESOURCE_PATHS.api}`,
+  mcp: `/.well-known/oauth-protected-resource${RESOURCE_PATHS.mcp}`,
 };
 
 export function resourceIdentifier(issuer: string, name: ResourceName): string {

@@ -24,7 +24,7 @@ interface Connected {
 /**
  * One person of each kind signs in through the MCP SDK client's own OAuth
  * flow, the client asking for every scope the PRM of /mcp lists: the grant is
- * what the person's role allows of it (DESIGN.md "Granted scope"), a tool
+ * what the person's role allows of it (auth.md, "Roles"), a tool
  * within the grant answers, and one beyond it is 403 insufficient_scope.
  */
 describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {

@@ -1,5 +1,5 @@
 /**
- * The access contract a second time, written by hand as a client reads it:
+ * The scope contract a second time, written by hand as a client reads it:
  * which scopes each role can be granted, and for a representative set of API
  * routes (at least one per area, read and write) the scope each needs and the
  * roles that may hold it. Nothing here is read from the product's own tables

@@ -47,7 +47,7 @@ describe.each(STORE_KINDS)('bearer guard edges (%s)', (kind) => {
       const anonymous = await mcpPost(server.issuer, call);
       const prm = `${server.issuer}/.well-known/oauth-protected-resource/mcp`;
       expect(anonymous.status).toBe(401);
-      // Spec "Authentication" 7: a tokenless request gets no challenge, only the body.
+      // A tokenless request gets no challenge, only the body (docs/decisions.md).
       expect(anonymous.headers.get('www-authenticate')).toBeNull();
       expect(anonymous.json).toEqual({
         error: 'invalid_request',

@@ -39,7 +39,7 @@ function stringArray(body: Record<string, unknown>, field: string, fallback: rea
 
 /**
  * RFC 7591 §2 client metadata, checked against Lyceum's open-registration
- * rules (loopback redirect URIs only, DESIGN.md). Returns what will be stored
+ * rules (loopback redirect URIs only, docs/decisions.md). Returns what will be stored
  * and echoed. Unknown fields are ignored; `null` counts as absent.
  */
 export function validateClientMetadata(body: unknown, config: Pick<Config, 'loopbackHosts'>): ClientMetadata {

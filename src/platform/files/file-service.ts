@@ -29,7 +29,7 @@ export interface Upload {
   uploadedBy: string | null;
 }
 
-/** 413, as the contract's decisions keep it for size refusals, naming the quota, what is used and what the file needs. */
+/** 413, as docs/decisions.md keeps it for size refusals, naming the quota, what is used and what the file needs. */
 function overQuota(quota: number, used: number, size: number): PlatformError {
   return new PlatformError(
     'invalid_request',

@@ -1,2 +1,2 @@
-/** Prefix of every platform API path (the access contract's /api/v1). */
+/** Prefix of every platform API path (/api/v1, as /auth.md and /openapi.json list it). */
 export const API_PREFIX = '/api/v1';
