@@ -55,7 +55,6 @@ const derived = new WeakMap<Config, Pseudonyms>();
 export function pseudonymsFor(config: Pick<Config, 'keysSecret' | 'database'>): Pseudonyms {
   let p = derived.get(config as Config);
   if (!p) {
-    // Stryker disable next-line StringLiteral: any fixed salt and info give every instance the same key
     p = new Pseudonyms(Buffer.from(hkdfSync('sha256', resolveKeysSecret(config), 'lyceum', 'mcp-student-pseudonyms', 32)));
     derived.set(config as Config, p);
   }

@@ -53,7 +53,6 @@ const NOT_JSON = Symbol('not-json');
  */
 function mcpClientKey(request: FastifyRequest): string {
   // No header reads as an empty one: neither is a bearer token.
-  // Stryker disable next-line StringLiteral: any fallback that is not a bearer token gives the address key alike, and a client that sends no header cannot choose it.
   const hash = bearerTokenHash(request.headers.authorization ?? '');
   return hash === undefined ? `mcp-ip:${request.ip}` : `mcp-token:${hash}`;
 }

@@ -36,7 +36,6 @@ export function checkLoopbackRedirectUri(raw: unknown, allowedHosts: readonly st
   if (!m) return { ok: false, reason: `${raw} is not an absolute http URI` };
   const host = m[1]!.toLowerCase();
   const port = m[2];
-  // Stryker disable next-line ConditionalExpression: without a port, Number(undefined) is NaN, which is neither below 1 nor above 65535.
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return { ok: false, reason: `${raw} has an invalid port` };
   if (!allowedHosts.includes(host)) return { ok: false, reason: `${raw} is not a loopback address (${allowedHosts.join(', ')})` };
   return { ok: true, parts: { host, port, rest: m[3] ?? '/' } };

@@ -152,7 +152,6 @@ export function recordToRow(fields: Fields, input: Record<string, unknown>): Rec
   const row: Record<string, unknown> = {};
   for (const [name, v] of Object.entries(input)) {
     const f = fields[name];
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: every caller's input was checked against the input schema, which has no read-only field and allows no other (additionalProperties: false).
     if (!f || f.readOnly) continue;
     if (v === null || v === undefined) row[name] = null;
     else if (f.type === 'boolean') row[name] = v ? 1 : 0;

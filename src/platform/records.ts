@@ -112,14 +112,13 @@ function filterConditions(area: AreaDef, filters: Record<string, string>, view: 
   for (const [name, raw] of Object.entries(filters)) {
     const f = area.fields[name];
     if (!f?.filter) continue;
-    // Stryker disable next-line ConditionalExpression,StringLiteral: every filterable field of an area with a public view is public itself (areas.ts), so a public view never skips one.
     if (view === 'public' && !f.public) continue;
     if (f.type === 'boolean') {
       if (raw !== 'true' && raw !== 'false') throw new PlatformError('invalid_request', `${name} must be true or false`);
       where.push([name, '=', raw === 'true' ? 1 : 0]);
       continue;
     }
-    // Stryker disable next-line ConditionalExpression,StringLiteral,OptionalChaining: the route's query schema and the MCP tool's zod enum refuse any other value before a list gets here.
+    // The REST query schema refuses another value first; list_records takes filters as plain text.
     if (f.type === 'enum' && !f.enum?.includes(raw)) throw new PlatformError('invalid_request', `${name} must be one of ${f.enum?.join(', ')}`);
     where.push([name, '=', f.type === 'email' ? raw.toLowerCase() : raw]);
   }
@@ -155,8 +154,8 @@ export class RecordService {
       where,
       sort: sortField(area)[0],
       limit,
-      // Stryker disable next-line MethodExpression: the route's query schema and the MCP tool's zod string both cap q at 200 characters.
-      ...(params.q ? { search: { columns: searchable, text: params.q.slice(0, 200) } } : {}),
+      // The route's query schema and the MCP tool's input both cap q at 200 characters.
+      ...(params.q ? { search: { columns: searchable, text: params.q } } : {}),
       ...(params.cursor ? { after: decodeCursor(area, params.cursor) } : {}),
     });
     return {
@@ -181,8 +180,7 @@ export class RecordService {
   }
 
   private async rowAsStored(area: AreaDef, view: View, id: string): Promise<Row> {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: ids are a prefix and 12 characters, so the store finds no record for an id of 100 or more characters either.
-    const row = id.length <= 100 ? await this.deps.store.records.get(area.name, id) : undefined;
+    const row = await this.deps.store.records.get(area.name, id);
     if (!row) throw notFound(area, id);
     if (view === 'public') {
       for (const [col, op, v] of publicConditions(area, this.deps.now())) {
@@ -224,7 +222,6 @@ export class RecordService {
     await this.derive(area, patch);
     await this.checkReferences(area, patch);
     if (opts.dryRun) {
-      // Stryker disable next-line StringLiteral: only the 'public' view hides a record; any other reads it whole.
       const row = { ...(await this.rowAsStored(area, 'full', id)), ...patch };
       await this.checkUnique(area, row, Object.keys(input), { self: id });
       return rowToRecord(area.fields, row);
@@ -243,9 +240,7 @@ export class RecordService {
     if (!(await this.deps.store.records.get(area.name, id))) throw notFound(area, id);
     for (const [table, column] of area.onDelete?.restrict ?? []) {
       const n = await this.deps.store.records.count(table, [[column, '=', id]]);
-      // Stryker disable next-line StringLiteral: no table a delete is restricted by has an underscore in its name (areas.ts).
-      const what = table.replace(/_/g, ' ');
-      if (n > 0) throw new PlatformError('conflict', `This ${area.label} still has ${n} ${what}; remove them first`);
+      if (n > 0) throw new PlatformError('conflict', `This ${area.label} still has ${n} ${table}; remove them first`);
     }
     // The records a delete cascades to restrict nothing themselves (areas.ts), so this is as far as a dry run checks.
     if (opts.dryRun) return;
@@ -253,7 +248,6 @@ export class RecordService {
       const ids = await this.deps.store.records.select(table, ['id'], [[column, '=', id]]);
       const child = Object.values(AREAS).find((a) => a.name === table);
       for (const { id: childId } of ids) {
-        // Stryker disable next-line ConditionalExpression: every table a delete cascades to is an area
         if (child) await this.delete(child, String(childId));
       }
     }
@@ -264,7 +258,6 @@ export class RecordService {
   private defaults(area: AreaDef): Row {
     const out: Row = {};
     for (const [name, f] of Object.entries(area.fields)) {
-      // Stryker disable next-line ConditionalExpression: every boolean field has a default; any other field without one would get undefined, which the insert leaves out and the answer shows as null, as when absent.
       if (f.default === undefined) continue;
       out[name] = f.type === 'json' ? JSON.stringify(f.default) : f.type === 'boolean' ? (f.default ? 1 : 0) : f.default;
     }
@@ -273,7 +266,6 @@ export class RecordService {
 
   /** Fields computed from others: a lesson's course comes from its section. */
   private async derive(area: AreaDef, row: Row): Promise<void> {
-    // Stryker disable next-line LogicalOperator,ConditionalExpression: only lessons have a section_id, and a lesson patch without one looks up section undefined, which the store never finds.
     if (area.name === 'lessons' && typeof row.section_id === 'string') {
       const section = await this.deps.store.records.get('sections', row.section_id);
       if (section) row.course_id = section.course_id;
@@ -298,7 +290,6 @@ export class RecordService {
     for (const [name, f] of Object.entries(area.fields)) {
       const v = row[name];
       if (f.type !== 'ref' || typeof v !== 'string' || f.readOnly) continue;
-      // Stryker disable next-line ConditionalExpression,StringLiteral: files.find and records.get('files') read the same row of the files table.
       const table = f.ref === 'files' ? undefined : f.ref!;
       const exists = table ? await this.deps.store.records.get(table, v) : await this.deps.store.files.find(v);
       if (!exists) throw new PlatformError('invalid_request', `${name}: no ${f.ref!.replace(/_/g, ' ').replace(/s$/, '')} with id ${v}`);
@@ -313,7 +304,6 @@ export class RecordService {
    * slug gets a suffix), which no dry run can conflict on.
    */
   private async checkUnique(area: AreaDef, row: Row, changed: string[], { self, generated }: { self?: string; generated?: string | undefined } = {}): Promise<void> {
-    // Stryker disable next-line ArrayDeclaration: a made-up set finds no holder on SQLite, which reads an unknown quoted column as a string (PostgreSQL refuses it).
     for (const unique of area.unique ?? []) {
       if (unique === generated) continue;
       const columns = unique.split(',');
@@ -332,10 +322,9 @@ export class RecordService {
         return;
       } catch (err) {
         if (!(err instanceof DuplicateError)) throw err;
-        // Stryker disable next-line EqualityOperator: a fourth retry ends in the same 409 when the store keeps refusing the row, and a fresh random suffix is free at the first.
         if (!retrySlug || attempt >= 3) throw conflict(area, Object.keys(row), err);
-        // Stryker disable next-line MethodExpression: only a generated slug is retried, and slugify keeps it to 100 characters
-        row.slug = `${String(row.slug).slice(0, 100)}-${randomBytes(3).toString('hex')}`;
+        // Only a generated slug is retried, and slugify keeps it to 100 characters.
+        row.slug = `${String(row.slug)}-${randomBytes(3).toString('hex')}`;
       }
     }
   }
@@ -344,9 +333,7 @@ export class RecordService {
 /** A unique value taken: the client reads which one; the store's own message goes to the log. */
 function conflict(area: AreaDef, fields: string[], cause?: DuplicateError): PlatformError {
   const touches = (u: string) => u.split(',').some((c) => fields.includes(c));
-  // Stryker disable next-line MethodExpression,ArrayDeclaration: every area declares at most one unique value, and a write can only break it by writing one of its columns.
   const unique = (area.unique ?? []).filter(touches);
-  // Stryker disable next-line StringLiteral: for the same reason the list holds exactly one entry when a write conflicts.
   const what = unique.join(' / ') || 'value';
   const error = new PlatformError('conflict', `Another ${area.label} already has this ${what}`);
   return cause ? error.withDetail(describeCause(cause)) : error;

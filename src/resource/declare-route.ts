@@ -3,7 +3,6 @@ import type { Deps } from '../deps.ts';
 import { registerOperation, type Operation } from '../http/operation.ts';
 import type { Scope } from '../access/scopes.ts';
 import { protect } from './fastify-guard.ts';
-import type { ResourceName } from './protected-resources.ts';
 
 /** Name of the OAuth 2.0 security scheme in /openapi.json. */
 export const OAUTH_SCHEME = 'lyceum_oauth';
@@ -14,8 +13,6 @@ export interface GuardedOperation extends Operation {
   scopes: readonly Scope[];
   /** Anonymous callers, and tokens without the scopes, are served a public view. */
   anonymousView?: boolean;
-  /** The protected resource the guard checks tokens against (default the API). */
-  resource?: ResourceName;
 }
 
 /**
@@ -32,9 +29,7 @@ export function securityOf(operation: Pick<GuardedOperation, 'scopes' | 'anonymo
  * its preValidation and its documented security, from the one declaration.
  */
 export function declareRoute(app: FastifyInstance, deps: Deps, operation: GuardedOperation, handler: RouteHandlerMethod): void {
-  const { scopes, anonymousView = false, resource } = operation;
-  // Stryker disable next-line ObjectLiteral: no route declares a resource of its own yet, so every guard checks tokens against the API.
-  const checkedAgainst = resource ? { resource } : {};
-  const preValidation = protect(deps, scopes, { publicView: anonymousView, ...checkedAgainst });
+  const { scopes, anonymousView = false } = operation;
+  const preValidation = protect(deps, scopes, { publicView: anonymousView });
   registerOperation(app, operation, securityOf(operation), { preValidation }, handler);
 }

@@ -92,8 +92,7 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
     // the body says what is needed and where the metadata is.
     const needs = input.required.length
       ? ` with ${input.required.join(' ')}`
-      : // Stryker disable next-line StringLiteral: no caller refuses anonymous callers without naming a scope (/mcp lets them in when its calls need none; every declared route names one).
-        '';
+      : '';
     throw new OAuthError('invalid_request', `This operation needs a Bearer access token${needs}; see ${prmUrl(ctx.issuer, input.resource)}`, 401);
   }
   const hash = bearerTokenHash(input.authorization);

@@ -33,7 +33,6 @@ function boundTo(config: Pick<Config, 'secureCookies' | 'issuer'>) {
  * so every instance behind one database accepts the tokens of the others.
  */
 function csrfKey(config: Pick<Config, 'keysSecret' | 'database'>): Buffer {
-  // Stryker disable next-line StringLiteral: any fixed salt and info give every instance the same key; tokens stay opaque to clients
   return Buffer.from(hkdfSync('sha256', resolveKeysSecret(config), 'lyceum', 'csrf-token', 32));
 }
 

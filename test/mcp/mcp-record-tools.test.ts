@@ -194,6 +194,7 @@ describe.each(STORE_KINDS)('MCP record tools over every area (%s)', (kind) => {
     const one = students.data[3]!;
     expect(ids(await list('students', { filters: { email: String(one.email).toUpperCase() } }))).toEqual([one.id]);
     expect(await refused('list_records', { area: 'students', filters: { colour: 'red' } })).toMatch(/cannot be filtered by "colour"; the filters are/);
+    expect(await refused('list_records', { area: 'students', filters: { status: 'asleep' } })).toMatch(/status must be one of active, suspended/);
     expect(await refused('list_records', { area: 'students', limit: 51 })).toMatch(/limit/);
   });
 

@@ -177,7 +177,6 @@ export async function validateAuthorizationRequest(params: RawParams, deps: Deps
     client = await checkClient(params, deps);
     redirectUri = checkRedirectUri(params, client, deps);
   } catch (err) {
-    // Stryker disable next-line ConditionalExpression: the one caller throws a page's error, so returning it or throwing it here reaches the same error page.
     if (err instanceof OAuthError) return { kind: 'page', error: err };
     throw err;
   }
@@ -202,7 +201,6 @@ export async function validateAuthorizationRequest(params: RawParams, deps: Deps
       request: { client, redirectUri, scopes, state, nonce, codeChallenge, resource, prompt, maxAge },
     };
   } catch (err) {
-    // Stryker disable next-line ConditionalExpression: every check above throws an OAuthError; none of them reads the store or throws anything else.
     if (err instanceof OAuthError) return { kind: 'redirect', error: err, redirectUri, state };
     throw err;
   }

@@ -63,7 +63,6 @@ export function checkClientIdUrl(clientId: string): URL {
 
 const badDocument = (url: string, why: string) =>
   new OAuthError(
-    // Stryker disable next-line StringLiteral: the fetcher (metadata-document.ts) keeps only the description and answers every refused document with invalid_client itself.
     'invalid_client',
     `The client metadata document at ${url} cannot be used: ${why}.`,
   );

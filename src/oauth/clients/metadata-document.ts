@@ -48,7 +48,6 @@ const WHY: Record<OutboundFailure, string> = {
  * no-cache, the lower bound: a document is never fetched for every request.
  */
 export function cacheSeconds(cacheControl: string | undefined): number {
-  // Stryker disable next-line StringLiteral: without a header, any fallback that holds no directive gives the same lower bound
   const directives = (cacheControl ?? '').toLowerCase();
   if (/(^|[\s,])(no-store|no-cache)\b/.test(directives)) return CACHE.min;
   const maxAge = /(^|[\s,])max-age\s*=\s*"?(\d+)/.exec(directives);
@@ -90,7 +89,6 @@ export class MetadataDocuments implements ClientDocuments {
     if (cached && cached.expiresAt > this.options.now()) return { metadata: usable(cached), fetched: false };
     const pending = this.inFlight.get(clientId);
     // Another request is fetching it: wait for that fetch rather than start a second one.
-    // Stryker disable next-line BooleanLiteral: a waiter's copy is the very one the fetching request stores, so storing it again leaves the same row
     if (pending) return { metadata: usable(await pending), fetched: false };
     const site = fetchBudgetKey(url.hostname);
     const allowed = this.hosts.take(site, this.options.now());
@@ -118,7 +116,6 @@ export class MetadataDocuments implements ClientDocuments {
     const { settings, now, extraCa } = this.options;
     // Whatever went wrong, it is remembered for the same time.
     const failure = (description: string, detail: string): Entry => ({
-      // Stryker disable next-line StringLiteral: usable() tells a document by its kind 'document', and takes an entry of any other kind for a failure
       kind: 'failure',
       description,
       detail,
@@ -135,7 +132,6 @@ export class MetadataDocuments implements ClientDocuments {
         ...(extraCa ? { extraCa } : {}),
       });
     } catch (err) {
-      // Stryker disable next-line ConditionalExpression: forced false, nothing changes: outboundRequest rejects with OutboundError only (toOutboundError wraps the rest); forced true makes every failed fetch a 500, which the tests see
       if (!(err instanceof OutboundError)) throw err;
       return failed(WHY[err.reason], `${err.reason}: ${err.message}`);
     }
@@ -148,7 +144,6 @@ export class MetadataDocuments implements ClientDocuments {
       // Node joins repeated Cache-Control lines into one list, as RFC 9110 §5.3 reads them.
       return { kind: 'document', metadata, expiresAt: now() + cacheSeconds(response.headers['cache-control']) * 1000 };
     } catch (err) {
-      // Stryker disable next-line ConditionalExpression: forced false, nothing changes: checkMetadataDocument throws OAuthError only; forced true passes a refusal on unremembered, which the tests see
       if (!(err instanceof OAuthError)) throw err;
       return failure(err.description, 'refused document');
     }

@@ -60,7 +60,6 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
   // Kept as sent, so the echo matches the client's own strings byte for byte.
   const kept = [...new Set(requested.filter((_u, i) => checks[i]!.ok) as string[])];
   if (kept.length === 0) {
-    // Stryker disable next-line StringLiteral: with no URI kept no check is ok, so the '' branch is never taken.
     const reasons = checks.map((c) => (c.ok ? '' : c.reason)).join('; ');
     throw new OAuthError(
       'invalid_redirect_uri',
@@ -98,8 +97,7 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
   };
   const name = optionalString(b, 'client_name');
   if (name !== undefined && claimsSchoolRegistration(name)) throw metadataError('client_name must not say the app was registered by the school: only the school registers its own apps');
-  // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
-  if (name !== undefined) metadata.client_name = name;
+  metadata.client_name = name;
 
   // RFC 7591 §2: the server MAY replace the requested scope; unknown scopes are dropped and the kept ones echoed.
   const scope = optionalString(b, 'scope', LIMITS.scope);
@@ -109,13 +107,11 @@ export function validateClientMetadata(body: unknown, config: Pick<Config, 'loop
   }
   for (const field of ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const) {
     const v = optionalWebUrl(b, field);
-    // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
-    if (v !== undefined) metadata[field] = v;
+    metadata[field] = v;
   }
   for (const field of ['software_id', 'software_version'] as const) {
     const v = optionalString(b, field);
-    // Stryker disable next-line ConditionalExpression: an undefined field is dropped by JSON.stringify, which both the response and the store apply.
-    if (v !== undefined) metadata[field] = v;
+    metadata[field] = v;
   }
   const alg = b.id_token_signed_response_alg;
   if (alg !== undefined && alg !== null) {

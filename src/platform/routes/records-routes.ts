@@ -22,7 +22,6 @@ function listQuerySchema(area: AreaDef) {
     if (!f.filter) continue;
     properties[name] = f.type === 'enum' ? { type: 'string', enum: [...f.enum!], description: `Filter: ${f.description}` } : { type: 'string', maxLength: 320, description: `Filter: ${f.description}` };
   }
-  // Stryker disable next-line StringLiteral: a query string is always an object; validation and /openapi.json read only its properties
   return { type: 'object', properties };
 }
 
@@ -33,7 +32,6 @@ function viewOf(area: AreaDef, request: FastifyRequest) {
   // A missing scope is the bearer guard's code (RFC 6750 §3.1), not the platform's.
   // The guard has already refused such a token on an area without a public view,
   // and an area with one always has a view: this only narrows the type.
-  // Stryker disable next-line ConditionalExpression,StringLiteral: unreachable behind the bearer guard
   if (!view) throw new OAuthError('insufficient_scope', `This needs ${area.readScope}`);
   return view;
 }

@@ -7,7 +7,6 @@ import { PlatformError } from '../errors.ts';
  */
 export function tokenCaller(request: FastifyRequest): { userId: string } {
   const caller = request.caller;
-  // Stryker disable next-line ConditionalExpression,StringLiteral: unreachable, the guard refuses anonymous callers on these routes
   if (caller.kind !== 'token') throw new PlatformError('invalid_request', 'This operation needs a Bearer access token', 401);
   return { userId: caller.userId };
 }

@@ -24,17 +24,14 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
     const password =
       typeof body.password === 'string'
         ? body.password
-        : // Stryker disable next-line StringLiteral: a missing password is checked as this string; '' matches no account (8 to 1024 characters), another only what a client could send as well
-          '';
+        : '';
     const returnTo = safeReturnTo(body.return_to);
     const user = email && email.length <= 320 ? await deps.store.users.findByEmail(email) : undefined;
     // The account's delay after repeated failures (sign-in-throttle.ts): while it lasts, no password is checked.
     const claimed = email ? await claimCheck(deps, email) : {};
     const ok = !claimed.refusedFor && (await verifyPassword(user?.passwordHash, password));
     if (!user || !ok) {
-      // Stryker disable next-line StringLiteral: the event only names the log line passwordWrong writes for the operator
       const wait = claimed.refusedFor ?? (email ? passwordWrong(request, email, claimed, 'sign_in_failed') : undefined);
-      // Stryker disable next-line BooleanLiteral,ConditionalExpression: the condition only decides an operator's log line; the client's answer is the same
       if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
       const clientName = await clientNameFor(returnTo, deps);
       if (wait) reply.header('retry-after', String(wait));
@@ -57,7 +54,6 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
 async function clientNameFor(returnTo: string, deps: Deps): Promise<string | undefined> {
   // returnTo is one of Lyceum's own pages (safeReturnTo): only the authorization request's has a query.
   const clientId = new URLSearchParams(returnTo.slice(returnTo.indexOf('?') + 1)).get('client_id');
-  // Stryker disable next-line ConditionalExpression: forced true, a missing client_id is looked up as null and matches no client (forced false drops the app's name, which the tests see)
   const client = clientId ? await deps.store.clients.find(clientId) : undefined;
   return client ? (client.metadata.client_name ?? 'An app') : undefined;
 }

@@ -37,7 +37,6 @@ export const authorizationCodeGrant = {
         pair = mintPair({ client, userId: c.userId, scope: c.scope, resource, familyId: c.familyId, authTime: c.authTime }, deps);
         return pair.rows;
       } catch (err) {
-        // Stryker disable next-line ConditionalExpression: every check above throws an OAuthError; no request makes minting or the resource check throw anything else.
         if (!(err instanceof OAuthError)) throw err;
         failure = err;
         return [];
@@ -52,17 +51,18 @@ export const authorizationCodeGrant = {
       request.log.warn({ client_id: client.id, revoked }, 'authorization code replayed; its tokens were revoked');
       throw invalidGrant('The authorization code was already used');
     }
-    // Stryker disable next-line StringLiteral: a consumed code ran checkAndMint, which sets failure or pair; the fallback only satisfies the type checker.
-    if (failure || !pair) throw failure ?? invalidGrant('The authorization code is invalid');
+    if (failure) throw failure;
+    // A consumed code ran checkAndMint, which sets failure or pair.
+    const minted = pair!;
     const c = result.code;
-    const response = tokenResponse(pair, c.scope, deps.config.accessTokenTtl);
+    const response = tokenResponse(minted, c.scope, deps.config.accessTokenTtl);
     if (deps.idTokens && c.scope.split(' ').includes('openid')) {
       response.id_token = await deps.idTokens.sign({
         clientId: client.id,
         userId: c.userId,
         nonce: c.nonce,
         authTime: c.authTime,
-        accessToken: pair.accessToken,
+        accessToken: minted.accessToken,
         scope: c.scope,
         alg: client.metadata.id_token_signed_response_alg ?? AUTHORIZATION_SERVER.signingAlgs[0],
       });

@@ -49,7 +49,6 @@ export const refreshTokenGrant = {
     // consent is gone must not live on through a token minted in between.
     if (!(await deps.store.grants.find(current.userId, client.id))) throw invalidGrant('The user has disconnected this app');
     const user = await deps.store.users.findById(current.userId);
-    // Stryker disable next-line StringLiteral: no store call deletes a user, and deleting one by hand takes its grants and tokens with it (ON DELETE CASCADE), refused above.
     if (!user) throw invalidGrant('The user no longer exists');
     // RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted"
     const original = parseScope(current.scope).scopes;
