@@ -13,8 +13,8 @@ import { skipAbandonedRequests } from './http/client-gone.ts';
 import { setStrictBodyValidation } from './http/validators.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { OneLinePerRequest } from './http/request-log.ts';
-import { lazyRequestLogger } from './http/request-logger.ts';
 import { appLogger, quietPublicDocuments } from './http/logger.ts';
+import { requestLogger } from './http/request-logger.ts';
 import { registerRegistrationRoute } from './oauth/clients/register-route.ts';
 import { ENDPOINTS } from './oauth/endpoints.ts';
 import { registerDiscoveryRoutes } from './discovery/routes.ts';
@@ -77,7 +77,7 @@ export async function buildApp(
   const app = Fastify({
     logger: logger.options,
     logController: new OneLinePerRequest(deps.config.accessLog),
-    childLoggerFactory: lazyRequestLogger,
+    childLoggerFactory: requestLogger,
     trustProxy: typeof deps.config.trustProxy === 'number' ? hopCount(deps.config.trustProxy) : deps.config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     // Unknown query/body shapes are ours to judge, with OAuth errors rather than framework ones.

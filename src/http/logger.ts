@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/index.ts';
-import { LineBatcher } from './log-batch.ts';
 import { serializeRequest } from './log-redaction.ts';
 import { inPathSet, type PathSet } from './path-set.ts';
 
@@ -12,30 +11,39 @@ export interface AppLogger {
   close(): Promise<void>;
 }
 
-/** Lines are written once this many characters are waiting... */
-const WRITE_AT_CHARS = 4096;
-/** ...or every this many milliseconds. */
+/** Lines are written once this many bytes are waiting (pino's destination, its minLength)... */
+const WRITE_AT_BYTES = 4096;
+/** ...or every this many milliseconds, so a quiet server's lines still show up soon. */
 const WRITE_EVERY_MS = 250;
 
 /**
  * JSON lines on stdout (events, errors and, with ACCESS_LOG=true, one line
  * per request), with the request serializer that keeps credentials out.
- * Lines are written asynchronously and in batches
- * (src/http/log-batch.ts): a write goes out once WRITE_AT_CHARS characters
- * of lines wait, and every WRITE_EVERY_MS otherwise. One blocking write(2)
- * per line (pino's default for stdout) cost a small request more than
- * anything but its own socket write; one asynchronous write per line, at a
- * steady load below saturation, a hand-off to libuv's thread pool for every
- * request. The app writes what waits on close; an exit without close writes
- * it synchronously.
+ * Lines are written asynchronously, in batches of WRITE_AT_BYTES and every
+ * WRITE_EVERY_MS otherwise: one blocking write(2) per line (pino's default
+ * for stdout) cost a small request more than anything but its own socket
+ * write. The app writes what waits on close; pino writes it synchronously on
+ * an exit without close.
  */
 export function appLogger(level: Config['logLevel']): AppLogger {
   if (level === 'silent') return { options: false, close: async () => {} };
-  // minLength 1: each batch goes out at once, and flush() waits for the write in flight (with 0 it returns at once).
-  const stream = new LineBatcher(pino.destination({ dest: 1, sync: false, minLength: 1 }), WRITE_AT_CHARS, WRITE_EVERY_MS);
+  const stream = pino.destination({ dest: 1, sync: false, minLength: WRITE_AT_BYTES });
+  const timer = setInterval(() => flush(), WRITE_EVERY_MS).unref();
+  // A flush before the destination is open (its first moments) throws; the next one writes it all.
+  const flush = (done: (err?: Error) => void = () => {}) => {
+    try {
+      stream.flush(done);
+    } catch (err) {
+      done(err as Error);
+    }
+  };
   return {
     options: { level, serializers: { req: serializeRequest }, stream },
-    close: () => new Promise((resolve) => stream.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        clearInterval(timer);
+        flush(() => resolve());
+      }),
   };
 }
 
