@@ -6,7 +6,6 @@
  * real HTTP in test/mcp/mcp-toolsets.test.ts; times are measured by
  * `npm run bench -- --only=catalog,mcp-list,mcp`, never here.
  */
-import { z } from 'zod';
 import { ROLE_SCOPES, type Role } from '../src/access/roles.ts';
 import { SCOPE_NAMES, type Scope } from '../src/access/scopes.ts';
 import { AREA_LIST } from '../src/platform/areas.ts';
@@ -37,7 +36,7 @@ console.log('|---|---|---|---|---|---|');
 for (const row of ROWS) {
   const caller = (row.scopes ? { kind: 'token', scopes: new Set(row.scopes) } : { kind: 'anonymous' }) as Caller;
   const access = toolAccess(caller, row.toolsets, false);
-  const list = toolList(access, z);
+  const list = toolList(access);
   const sizes = list.map((t) => ({ name: t.name, bytes: Buffer.byteLength(JSON.stringify(t)) })).sort((a, b) => b.bytes - a.bytes);
   // An area is reachable when a listed tool works in it: its own scopes, or the areas a record tool names.
   const recordAreas = (list.find((t) => t.name === 'list_records')?.inputSchema.properties as { area?: { enum?: string[] } } | undefined)?.area?.enum ?? [];

@@ -1,9 +1,9 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { completable, ProtocolError, type McpServer } from '@modelcontextprotocol/server';
 import { AREAS } from '../platform/areas.ts';
 import { isoWeekDays, recentIsoWeeks } from './iso-week.ts';
-import { INVALID_PARAMS,  } from './json-rpc-error.ts';
+import { INVALID_PARAMS } from './json-rpc-error.ts';
 import { publishedCourseIds, RESOURCE_URIS } from './resources.ts';
-import type { McpSdk } from './sdk.ts';
 import type { ToolContext } from './tool.ts';
 
 /** How many weeks back the completion of weekly_report's `week` offers. */
@@ -22,9 +22,7 @@ const startingWith = (values: readonly string[], prefix: string) => values.filte
  * than its arguments. Their arguments are completed where a value can be
  * suggested: recent weeks, levels, published course ids.
  */
-export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps' | 'records'>, sdk: Pick<McpSdk, 'completable' | 'z' | 'ProtocolError'>): void {
-  const { completable, z } = sdk;
-
+export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps' | 'records'>): void {
   server.registerPrompt(
     'weekly_report',
     {
@@ -40,7 +38,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
     ({ week }) => {
       const days = isoWeekDays(week);
       // MCP prompts, "Error Handling": "Invalid prompt name: -32602 (Invalid params); Missing required arguments: -32602".
-      if (!days) throw new sdk.ProtocolError(INVALID_PARAMS, `${week} is not a week of its year`);
+      if (!days) throw new ProtocolError(INVALID_PARAMS, `${week} is not a week of its year`);
       return userText(
         [
           `Write the school's weekly report for ${week} (Monday ${days.from} to Sunday ${days.to}).`,

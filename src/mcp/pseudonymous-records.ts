@@ -1,10 +1,11 @@
+import { z } from 'zod';
 import type { AreaDef } from '../platform/areas.ts';
 import { PlatformError } from '../platform/errors.ts';
 import type { ListParams, RecordPresentation } from '../platform/records.ts';
 import { SchoolSettingsService } from '../platform/school-settings.ts';
 import { learnerRule, type LearnerRule } from './learner-data.ts';
 import { isPseudonymValue, pseudonymsFor, type Pseudonyms } from './pseudonyms.ts';
-import type { ToolContext, Zod } from './tool.ts';
+import type { ToolContext } from './tool.ts';
 
 /**
  * Records as an MCP tool shows them while learners are pseudonymized: every
@@ -71,7 +72,7 @@ function refusePseudonyms(area: AreaDef, input: Record<string, unknown>): void {
 }
 
 /** The input every tool accepts, added where the tools are registered (server.ts). */
-export const pseudonymizeOption = (z: Zod) =>
+export const pseudonymizeOption = () =>
   z
     .boolean()
     .optional()

@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { logError } from '../http/error-handler.ts';
 import { HttpError } from '../http/http-error.ts';
 import { AREA_LIST, AREAS, type AreaDef } from '../platform/areas.ts';
@@ -6,7 +6,6 @@ import { listAll } from '../platform/list-all.ts';
 import { INTERNAL_ERROR } from './json-rpc-error.ts';
 import { areaJsonSchema } from './json-schema.ts';
 import { openApiParts } from './openapi-parts.ts';
-import type { McpSdk } from './sdk.ts';
 import type { ToolContext } from './tool.ts';
 import { getCourse } from './tools/course.ts';
 
@@ -46,7 +45,7 @@ const JSON_TYPE = 'application/json';
  * - the OpenAPI document in parts (openapi-parts.ts) and auth.md, as their HTTP routes build them;
  * - each published course, through the template lyceum://courses/{id}.
  */
-export function registerResources(server: McpServer, ctx: ToolContext, documents: McpDocuments, sdk: Pick<McpSdk, 'ResourceTemplate' | 'ProtocolError' | 'ResourceNotFoundError'>): void {
+export function registerResources(server: McpServer, ctx: ToolContext, documents: McpDocuments): void {
   const anonymous: ToolContext = { ...ctx, caller: { kind: 'anonymous' } };
 
   for (const area of AREA_LIST) {
@@ -71,7 +70,7 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
   );
   server.registerResource(
     'openapi_part',
-    new sdk.ResourceTemplate(RESOURCE_URIS.openapiPartTemplate, {
+    new ResourceTemplate(RESOURCE_URIS.openapiPartTemplate, {
       list: () => ({
         resources: [...openapi().parts].map(([name, part]) => ({
           uri: RESOURCE_URIS.openapiPart(name),
@@ -87,7 +86,7 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
     (u, variables) => {
       const name = Array.isArray(variables.part) ? variables.part[0] : variables.part;
       const part = openapi().parts.get(name ?? '');
-      if (!part) throw new sdk.ResourceNotFoundError(u.href);
+      if (!part) throw new ResourceNotFoundError(u.href);
       return { contents: [{ uri: u.href, mimeType: JSON_TYPE, text: part.text }] };
     },
   );
@@ -98,7 +97,7 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
     (u) => ({ contents: [{ uri: u.href, mimeType: 'text/markdown', text: documents.auth.read() }] }),
   );
 
-  const template = new sdk.ResourceTemplate(RESOURCE_URIS.courseTemplate, {
+  const template = new ResourceTemplate(RESOURCE_URIS.courseTemplate, {
     // Bounded: the template and the completion of {id} reach every other published course.
     list: async () => {
       const page = await ctx.records.list(AREAS.courses, 'public', { limit: LISTED_COURSES });
@@ -127,13 +126,13 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
         // A draft, archived or unknown course: the public view hides it as if it did not exist
         // (MCP 2026-07-28 resources, "Error Handling": a resource not found is -32602 Invalid params,
         // which replaced -32002; the SDK answers it so for every revision).
-        if (err instanceof HttpError && err.status === 404) throw new sdk.ResourceNotFoundError(u.href);
+        if (err instanceof HttpError && err.status === 404) throw new ResourceNotFoundError(u.href);
         if (err instanceof HttpError) {
           logError(ctx.log.child({ resource: u.href }), err);
-          throw new sdk.ProtocolError(INTERNAL_ERROR, err.description);
+          throw new ProtocolError(INTERNAL_ERROR, err.description);
         }
         ctx.log.error({ err, resource: u.href }, 'MCP resource read failed');
-        throw new sdk.ProtocolError(INTERNAL_ERROR, 'Reading the resource failed; try again later.');
+        throw new ProtocolError(INTERNAL_ERROR, 'Reading the resource failed; try again later.');
       }
     },
   );

@@ -9,8 +9,7 @@ import { rejectForeignOriginOrHost } from './dns-rebinding.ts';
 import { INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR } from './json-rpc-error.ts';
 import { MCP_PATH } from './path.ts';
 import compress from '@fastify/compress';
-import type { McpHttpHandler, McpRequestContext } from '@modelcontextprotocol/server';
-import { loadMcpSdk } from './sdk.ts';
+import { classifyInboundRequest, createMcpHandler, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { McpDocuments } from './resources.ts';
 import { buildMcpServer } from './server.ts';
 import { toolAccess } from './tool-list.ts';
@@ -117,12 +116,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       if (Array.isArray(request.body)) return jsonRpcError(reply, 400, INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not accepted; send one message per request');
       const choice = parseToolsetChoice(request.headers[TOOLSETS_HEADER.toLowerCase()], request.headers[READONLY_HEADER.toLowerCase()]);
       if (!choice.ok) return jsonRpcError(reply, 400, INVALID_REQUEST, `Invalid Request: ${choice.message}`);
-      const sdk = await loadMcpSdk();
       // What the SDK would refuse whatever the token (a missing _meta, an unknown revision,
       // Mcp-Method or Mcp-Name headers that disagree with the body) is refused first: a
       // malformed request is a 400 and never looks like a need to sign in.
       const header = (name: string) => (typeof request.headers[name] === 'string' ? (request.headers[name] as string) : undefined);
-      const route = sdk.classifyInboundRequest({
+      const route = classifyInboundRequest({
         httpMethod: 'POST',
         protocolVersionHeader: header('mcp-protocol-version'),
         mcpMethodHeader: header('mcp-method'),
@@ -145,20 +143,20 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       const webRequest = toWebRequest(request);
       let response: Response;
       const served: Served = {
-        ctx: { deps, records, caller, log: request.log, zod: sdk.z },
+        ctx: { deps, records, caller, log: request.log },
         access: toolAccess(caller, choice.toolsets, choice.readOnly),
         method: (request.body as { method?: unknown } | null)?.method,
       };
-      const build = (s: Served) => buildMcpServer(sdk, s.ctx, s.access, version, documents, s.method);
+      const build = (s: Served) => buildMcpServer(s.ctx, s.access, version, documents, s.method);
       try {
         if (route.kind === 'legacy') {
           // A 2025 revision: a server and transport for this request alone, answering in JSON
           // (the SDK's own stateless fallback answers with an event stream).
-          const transport = new sdk.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           await build(served).connect(transport);
           response = await transport.handleRequest(webRequest, { parsedBody: request.body });
         } else {
-          modern ??= sdk.createMcpHandler((rc) => build(servedOf(rc)), { legacy: 'reject', responseMode: 'json', maxRequestBodySize: MCP_BODY_LIMIT_BYTES });
+          modern ??= createMcpHandler((rc) => build(servedOf(rc)), { legacy: 'reject', responseMode: 'json', maxRequestBodySize: MCP_BODY_LIMIT_BYTES });
           response = await modern.fetch(webRequest, { parsedBody: request.body, authInfo: { token: '', clientId: '', scopes: [], extra: { served } } });
         }
         reply.code(response.status);

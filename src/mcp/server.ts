@@ -1,8 +1,7 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { answerSetLevel } from './logging.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources, type McpDocuments } from './resources.ts';
-import type { McpSdk } from './sdk.ts';
 import { callTool, toolList } from './tool-list.ts';
 import type { ToolAccess, ToolContext } from './tool.ts';
 import { READONLY_HEADER, TOOLSET_NAMES, TOOLSETS_HEADER } from './toolsets.ts';
@@ -19,8 +18,8 @@ const INSTRUCTIONS =
  * serves the public resources and the prompts. The tool list is built once
  * per distinct access (tool-list.ts), not per request.
  */
-export function buildMcpServer(sdk: McpSdk, ctx: ToolContext, access: ToolAccess, version: string, documents: McpDocuments, method: unknown): McpServer {
-  const server = new sdk.McpServer(
+export function buildMcpServer(ctx: ToolContext, access: ToolAccess, version: string, documents: McpDocuments, method: unknown): McpServer {
+  const server = new McpServer(
     { name: 'lyceum', title: 'Lyceum school', version },
     {
       // MCP logging: "Servers that emit log message notifications MUST declare the logging capability".
@@ -36,15 +35,15 @@ export function buildMcpServer(sdk: McpSdk, ctx: ToolContext, access: ToolAccess
       },
     },
   );
-  server.server.setRequestHandler('tools/list', () => ({ tools: toolList(access, sdk.z) }));
+  server.server.setRequestHandler('tools/list', () => ({ tools: toolList(access) }));
   server.server.setRequestHandler('tools/call', (request) => callTool(ctx, request.params.name, request.params.arguments ?? {}));
-  answerSetLevel(server, sdk);
+  answerSetLevel(server);
   // A tool request reaches neither resources nor prompts, whose registration (a schema
   // per prompt argument, a handler per resource) is most of what building a server costs;
   // every other request, initialize and server/discover among them, gets all of it.
   if (method !== 'tools/list' && method !== 'tools/call') {
-    registerResources(server, ctx, documents, sdk);
-    registerPrompts(server, ctx, sdk);
+    registerResources(server, ctx, documents);
+    registerPrompts(server, ctx);
   }
   // The tools, resources and prompts never change while the server runs, and a stateless
   // server has no stream to announce a change on: say so rather than the SDK's defaults.

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Scope } from '../access/scopes.ts';
 import { logError } from '../http/error-handler.ts';
 import { httpError, HttpError } from '../http/http-error.ts';
@@ -7,11 +7,10 @@ import { ANSWER_MAX_CHARS } from './answer-limit.ts';
 import { checkArguments, closest } from './arguments.ts';
 import { pseudonymizeOption, withPseudonyms } from './pseudonymous-records.ts';
 import { defaultToolsets, type ToolsetName } from './toolsets.ts';
-import type { ToolAccess, ToolContext, ToolDef, Zod } from './tool.ts';
+import type { ToolAccess, ToolContext, ToolDef } from './tool.ts';
 import { TOOLS, toolByName } from './tools/index.ts';
 
 export const TOOL_TIMEOUT_MS = 10_000;
-
 
 /** Scopes that only concern the caller's own identity and account: a token with nothing else is a learner's. */
 const OWN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['openid', 'profile', 'email', 'account:read', 'account:write']);
@@ -56,23 +55,23 @@ export function listedTools(access: ToolAccess): ToolDef[] {
 const LIST_CACHE_MAX = 256;
 const listCache = new Map<string, ListedTool[]>();
 
-export function toolList(access: ToolAccess, zod: Zod): ListedTool[] {
+export function toolList(access: ToolAccess): ListedTool[] {
   const key = `${[...access.toolsets].sort().join(',')}|${access.readOnly}|${access.anonymous ? '-' : [...access.scopes].sort().join(' ')}`;
   let list = listCache.get(key);
   if (!list) {
-    list = listedTools(access).map((tool) => listedTool(tool, zod));
+    list = listedTools(access).map((tool) => listedTool(tool));
     if (listCache.size >= LIST_CACHE_MAX) listCache.delete(listCache.keys().next().value!);
     listCache.set(key, list);
   }
   return list;
 }
 
-function listedTool(tool: ToolDef, zod: Zod): ListedTool {
+function listedTool(tool: ToolDef): ListedTool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.scopes.length ? `${tool.description} (scope: ${tool.scopes.join(' ')})` : tool.description,
-    inputSchema: jsonSchemaOf(inputOf(tool, zod), zod) as ListedTool['inputSchema'],
+    inputSchema: jsonSchemaOf(inputOf(tool)) as ListedTool['inputSchema'],
     annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, idempotentHint: tool.idempotent ?? tool.readOnly, openWorldHint: false },
   };
 }
@@ -80,9 +79,9 @@ function listedTool(tool: ToolDef, zod: Zod): ListedTool {
 /** A tool's whole input: its own shape, `pseudonymize` where it shows learners, nothing else accepted. */
 const inputs = new WeakMap<ToolDef, z.ZodType>();
 
-function inputOf(tool: ToolDef, zod: Zod): z.ZodType {
+function inputOf(tool: ToolDef): z.ZodType {
   let input = inputs.get(tool);
-  if (!input) inputs.set(tool, (input = zod.strictObject({ ...tool.input(zod), ...(tool.showsLearners ? { pseudonymize: pseudonymizeOption(zod) } : {}) })));
+  if (!input) inputs.set(tool, (input = z.strictObject({ ...tool.input, ...(tool.showsLearners ? { pseudonymize: pseudonymizeOption() } : {}) })));
   return input;
 }
 
@@ -94,8 +93,8 @@ function inputOf(tool: ToolDef, zod: Zod): z.ZodType {
  * on every date cost every client's context for nothing. The call is still
  * checked against the full schema, patterns included (inputOf).
  */
-function jsonSchemaOf(input: z.ZodType, zod: Zod): Record<string, unknown> {
-  const schema = zod.toJSONSchema(input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+function jsonSchemaOf(input: z.ZodType): Record<string, unknown> {
+  const schema = z.toJSONSchema(input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   return withoutPatterns(schema) as Record<string, unknown>;
 }
@@ -153,7 +152,7 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown): P
   // server built for another caller from ever running a tool beyond its token.
   if (!allowed(tool, args, ctx.caller)) return failure(`This call needs the scope ${[...tool.scopes, ...(tool.argumentScopes?.(args) ?? [])].join(' ')}.`);
   try {
-    const { pseudonymize, ...input } = checkArguments(inputOf(tool, ctx.zod), args) as Record<string, unknown>;
+    const { pseudonymize, ...input } = checkArguments(inputOf(tool), args) as Record<string, unknown>;
     const result = await withTimeout(withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never)), TOOL_TIMEOUT_MS);
     const text = `${result.text}\n\n${JSON.stringify(result.structured)}`;
     if (text.length > ANSWER_MAX_CHARS) {

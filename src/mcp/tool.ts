@@ -1,5 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
@@ -11,8 +11,6 @@ export interface ToolContext {
   records: RecordService;
   caller: Caller;
   log: FastifyBaseLogger;
-  /** The zod the tools' inputs are built with, for checks made once the arguments are read (a record's values). */
-  zod: Zod;
   /** Learners are shown by pseudonyms in this call (the option, or the school's setting). */
   pseudonymized?: boolean;
 }
@@ -26,9 +24,6 @@ export interface ToolResult {
   structured: Record<string, unknown>;
   text: string;
 }
-
-/** The zod namespace a tool builds its input's shape with. */
-export type Zod = typeof z;
 
 /**
  * One MCP tool. `scopes` empty: a catalog tool anyone may call. Otherwise the
@@ -50,10 +45,10 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
    */
   optionalScopes?: readonly Scope[];
   /**
-   * The input's shape, built from the zod it is given. Unknown arguments are
-   * refused, naming the ones the tool takes.
+   * The input's shape. Unknown arguments are refused, naming the ones the
+   * tool takes.
    */
-  input: (zod: Zod) => Shape;
+  input: Shape;
   /**
    * Scopes a call needs beyond `scopes`, read from its raw arguments (not yet
    * validated, so any value may arrive): create_webhook needs the read scope

@@ -38,10 +38,10 @@ describe('the bundle leaves light-my-request in node_modules', () => {
 });
 
 describe('zod in the bundle', () => {
-  it('zod/mini checks and zod loaded on demand answer, in English', async () => {
+  it('zod/mini checks and zod answer, in English', async () => {
     const out = join(dir, 'zod');
     const entry = join(dir, 'zod-entry.ts');
-    // As the configuration (zod/mini, at start) and the MCP tools (zod, on the first /mcp request) use it.
+    // As the configuration (zod/mini) and the MCP tools (zod) use it.
     writeFileSync(
       entry,
       [

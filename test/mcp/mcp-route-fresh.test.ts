@@ -4,7 +4,7 @@
  * bound while it is built: what a client sees, written by hand.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadMcpSdk } from '../../src/mcp/sdk.ts';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { readJson } from '../helpers/bearer.ts';
 import { obtainTokens, startFlowServer } from '../helpers/flow.ts';
 import { mcpPost, rpc } from '../helpers/mcp.ts';
@@ -63,7 +63,6 @@ describe('/mcp routes', () => {
   });
 
   it('answers a JSON-RPC internal error when the transport fails', async () => {
-    const { WebStandardStreamableHTTPServerTransport } = await loadMcpSdk();
     vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest').mockRejectedValueOnce(new Error('transport broke'));
     const server = await startTestServer(STORE_KINDS[0]!);
     try {

@@ -1,10 +1,11 @@
+import { z } from 'zod';
 import { AccountService, type StudentRow } from '../../platform/account.ts';
 import { AREAS, type AreaDef } from '../../platform/areas.ts';
 import { CurriculumService } from '../../platform/curriculum.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import { listAll } from '../../platform/list-all.ts';
 import { bulletList, formatMoney } from '../format.ts';
-import { defineTool, type ToolContext, type ToolResult, type Zod } from '../tool.ts';
+import { defineTool, type ToolContext, type ToolResult } from '../tool.ts';
 
 /**
  * The signed-in person's own account and student record, whatever their role.
@@ -13,12 +14,10 @@ import { defineTool, type ToolContext, type ToolResult, type Zod } from '../tool
  * these tools names a person, so none can reach another person's records.
  */
 
-const page = (z: Zod, fallback: number) => ({
+const page = (fallback: number) => ({
   limit: z.number().int().min(1).max(50).default(fallback).describe('How many results (1-50)'),
   cursor: z.string().max(500).optional().describe('next_cursor from a previous call, to get the next page'),
 });
-
-
 
 const NO_STUDENT = 'Your account has no student record at this school (none is linked to it or has its email), so there is nothing to list.';
 
@@ -65,7 +64,7 @@ export const getMyAccount = defineTool({
     'Your own account: name, email, role, and a summary of your student record at this school (its status and how many enrollments, subscriptions and orders it has; null when you have none). Use list_my_enrollments, list_my_orders, list_my_subscriptions and list_my_lessons for the details.',
   scopes: ['account:read'],
   readOnly: true,
-  input: () => ({}),
+  input: {},
   async run(ctx) {
     const me = await account(ctx).summary(userIdOf(ctx));
     const s = me.student;
@@ -84,7 +83,7 @@ export const listMyEnrollments = defineTool({
     'The courses you are enrolled in, oldest enrollment first, each with the course title, your progress (progress_percent 0-100 from the lessons you completed, completed_at once every lesson is) and when your access ends (access_expires_at, null: never).',
   scopes: ['account:read'],
   readOnly: true,
-  input: (z) => page(z, 10),
+  input: page(10),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('enrollments');
@@ -110,7 +109,7 @@ export const listMyOrders = defineTool({
   description: 'Your own orders, oldest first: what was bought, the total, the coupon used and the status.',
   scopes: ['account:read'],
   readOnly: true,
-  input: (z) => page(z, 10),
+  input: page(10),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('orders');
@@ -129,7 +128,7 @@ export const listMySubscriptions = defineTool({
   description: 'Your own membership subscriptions, oldest first, each with the plan name, its status and the end of the paid period.',
   scopes: ['account:read'],
   readOnly: true,
-  input: (z) => page(z, 10),
+  input: page(10),
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('subscriptions');
@@ -181,10 +180,10 @@ export const listMyLessons = defineTool({
     'The lessons you may open: those of the courses you are enrolled in, course by course in enrollment order, sections and lessons in curriculum order, each with its section and title. A course still in draft is not open yet, a course whose access has ended is closed, and a suspended student record opens none. Titles and outline only; the lesson content itself is not part of this list.',
   scopes: ['account:read'],
   readOnly: true,
-  input: (z) => ({
+  input: {
     course_id: z.string().min(1).max(100).optional().describe('Only the lessons of this course (one you are enrolled in)'),
-    ...page(z, 20),
-  }),
+    ...page(20),
+  },
   async run(ctx, args) {
     const student = await myStudent(ctx);
     if (!student) return empty('lessons');
@@ -259,7 +258,7 @@ export const updateMyAccount = defineTool({
   scopes: ['account:write'],
   readOnly: false,
   idempotent: true,
-  input: (z) => ({ name: z.string().min(1).max(200).describe('Your new display name') }),
+  input: { name: z.string().min(1).max(200).describe('Your new display name') },
   async run(ctx, args) {
     const service = account(ctx);
     const userId = userIdOf(ctx);

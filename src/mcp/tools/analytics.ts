@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AnalyticsService } from '../../platform/analytics.ts';
 import { formatMoney } from '../format.ts';
 import { defineTool } from '../tool.ts';
@@ -9,11 +10,11 @@ export const getAnalytics = defineTool({
   description: 'Enrollments, revenue, active students and lesson and course completions per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics).',
   scopes: ['analytics:read'],
   readOnly: true,
-  input: (z) => ({
+  input: {
     from: z.iso.date().optional().describe('First day, YYYY-MM-DD (default: 12 months ago)'),
     to: z.iso.date().optional().describe('Last day, YYYY-MM-DD (default: today)'),
     interval: z.enum(['month', 'week']).default('month'),
-  }),
+  },
   async run(ctx, args) {
     const report = await new AnalyticsService(ctx.deps).report({
       interval: args.interval,

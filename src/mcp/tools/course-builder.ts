@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AREAS } from '../../platform/areas.ts';
 import { CurriculumService } from '../../platform/curriculum.ts';
 import { PlatformError } from '../../platform/errors.ts';
@@ -21,7 +22,7 @@ export const buildCourse = defineTool({
   scopes: ['courses:write', 'curriculum:write'],
   readOnly: false,
   idempotent: false,
-  input: (z) => ({
+  input: {
     course: z.record(z.string(), z.unknown()).describe('The course fields (title required)'),
     sections: z
       .array(z.object({ title: z.string().min(1).max(200), lessons: z.array(z.record(z.string(), z.unknown())).max(MAX_LESSONS).default([]) }).strict())
@@ -30,15 +31,15 @@ export const buildCourse = defineTool({
       .describe('Sections in order, each with its lessons in order'),
     publish: z.boolean().default(false).describe('true: publish it once built (it needs a lesson)'),
     dry_run: z.boolean().default(false).describe('true: check and show, writing nothing'),
-  }),
+  },
   async run(ctx, args) {
     // Everything is checked first, so a mistake in the last lesson writes nothing.
-    const course = checkValues(ctx.zod, AREAS.courses, args.course, 'create');
+    const course = checkValues(AREAS.courses, args.course, 'create');
     const sections = args.sections.map((s, i) => ({
       title: s.title,
       lessons: s.lessons.map((l, j) => {
         try {
-          return checkValues(ctx.zod, AREAS.lessons, l, 'create', ['section_id', 'position']);
+          return checkValues(AREAS.lessons, l, 'create', ['section_id', 'position']);
         } catch (err) {
           throw err instanceof PlatformError ? new PlatformError('invalid_request', `sections[${i}].lessons[${j}]: ${err.description}`) : err;
         }
@@ -83,11 +84,11 @@ export const reorderCurriculum = defineTool({
   scopes: ['curriculum:write'],
   readOnly: false,
   idempotent: true,
-  input: (z) => ({
+  input: {
     course_id: z.string().min(5).max(100).describe('The course id'),
     sections: z.array(z.string().max(100)).max(MAX_SECTIONS).describe('Every section id of the course, in the new order'),
     lessons: z.record(z.string().max(100), z.array(z.string().max(100)).max(MAX_LESSONS)).optional().describe('Section id → every lesson id of it, in the new order'),
-  }),
+  },
   async run(ctx, args) {
     const result = await new CurriculumService(ctx.deps, ctx.records).reorder(args.course_id, { sections: args.sections, ...(args.lessons ? { lessons: args.lessons } : {}) });
     return { structured: { course_id: args.course_id, ...result }, text: `Reordered ${result.sections.length} sections of course ${args.course_id}.` };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AREAS } from '../../platform/areas.ts';
 import { CurriculumService, curriculumView } from '../../platform/curriculum.ts';
 import { viewFor } from '../../platform/records.ts';
@@ -13,7 +14,7 @@ export const getCourse = defineTool({
   // A draft course, its lessons' private fields and its lecturers' private fields.
   optionalScopes: ['courses:read', 'curriculum:read', 'lecturers:read'],
   readOnly: true,
-  input: (z) => ({ id: z.string().min(1).max(100).describe('The course id, e.g. from list_courses') }),
+  input: { id: z.string().min(1).max(100).describe('The course id, e.g. from list_courses') },
   async run(ctx, args) {
     const course = await ctx.records.get(AREAS.courses, viewFor(AREAS.courses, ctx.caller) ?? 'public', args.id);
     const outline = await new CurriculumService(ctx.deps, ctx.records).outline(args.id, curriculumView(ctx.caller));

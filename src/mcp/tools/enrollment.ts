@@ -1,10 +1,11 @@
+import { z } from 'zod';
 import { AccountService } from '../../platform/account.ts';
 import { AREAS } from '../../platform/areas.ts';
 import { EnrollByEmailService } from '../../platform/enroll-by-email.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import { listAll } from '../../platform/list-all.ts';
 import { ProgressService, type CompletionResult, type ProgressReport } from '../../platform/progress.ts';
-import { defineTool, type ToolContext, type Zod } from '../tool.ts';
+import { defineTool, type ToolContext } from '../tool.ts';
 
 /**
  * Enrolment and lesson progress, on the same services as the API routes
@@ -12,7 +13,7 @@ import { defineTool, type ToolContext, type Zod } from '../tool.ts';
  * .../account/lessons/{lesson_id}/completion), so the rules and the errors are theirs.
  */
 
-const ID = (z: Zod, what: string) => z.string().min(1).max(100).describe(what);
+const ID = (what: string) => z.string().min(1).max(100).describe(what);
 
 /** The caller's user id; the bearer guard has already refused a call without a token. */
 function userIdOf(ctx: ToolContext): string {
@@ -21,7 +22,6 @@ function userIdOf(ctx: ToolContext): string {
 }
 
 const progress = (ctx: ToolContext) => new ProgressService(ctx.deps, ctx.records);
-
 
 function completionText(r: CompletionResult): string {
   const state = r.completed ? `Lesson ${r.lesson_id} is completed` : `Lesson ${r.lesson_id} is not completed`;
@@ -40,12 +40,12 @@ export const enrollStudentByEmail = defineTool({
   readOnly: false,
   // An upsert, and completions that a repeat leaves as they are.
   idempotent: true,
-  input: (z) => ({
+  input: {
     email: z.string().min(3).max(320).describe("The student's email address"),
-    course_id: ID(z, 'The course id'),
+    course_id: ID('The course id'),
     name: z.string().min(1).max(200).optional().describe("The new student's name (default: the part of the email before @)"),
     dry_run: z.boolean().default(false).describe('Only say what would happen'),
-  }),
+  },
   async run(ctx, args) {
     const service = new EnrollByEmailService(ctx.deps, ctx.records);
     const input = { email: args.email, course_id: args.course_id, ...(args.name ? { name: args.name } : {}) };
@@ -70,12 +70,12 @@ export const getCourseProgress = defineTool({
   scopes: ['students:read'],
   showsLearners: true,
   readOnly: true,
-  input: (z) => ({
-    course_id: ID(z, 'The course id'),
-    student_id: ID(z, 'Only this student').optional(),
+  input: {
+    course_id: ID('The course id'),
+    student_id: ID('Only this student').optional(),
     cursor: z.string().max(500).optional().describe('next_cursor of the previous answer'),
     limit: z.number().int().min(1).max(COURSE_PROGRESS_MAX).default(20).describe(`1-${COURSE_PROGRESS_MAX}`),
-  }),
+  },
   async run(ctx, args) {
     const course = await ctx.records.get(AREAS.courses, 'full', args.course_id);
     const page = await ctx.records.list(AREAS.enrollments, 'full', {
@@ -115,11 +115,11 @@ export const setLessonCompletion = defineTool({
   readOnly: false,
   // An upsert, and completions that a repeat leaves as they are.
   idempotent: true,
-  input: (z) => ({
-    enrollment_id: ID(z, 'The enrollment id'),
-    lesson_id: ID(z, "A lesson of the enrollment's course"),
+  input: {
+    enrollment_id: ID('The enrollment id'),
+    lesson_id: ID("A lesson of the enrollment's course"),
     completed: z.boolean().default(true).describe('false undoes the completion'),
-  }),
+  },
   async run(ctx, args) {
     const service = progress(ctx);
     const result = args.completed ? await service.complete(args.enrollment_id, args.lesson_id) : await service.uncomplete(args.enrollment_id, args.lesson_id);
@@ -136,7 +136,7 @@ export const setMyLessonCompletion = defineTool({
   readOnly: false,
   // An upsert, and completions that a repeat leaves as they are.
   idempotent: true,
-  input: (z) => ({ lesson_id: ID(z, 'The lesson id, from get_my_progress'), completed: z.boolean().default(true).describe('false: mark it not completed') }),
+  input: { lesson_id: ID('The lesson id, from get_my_progress'), completed: z.boolean().default(true).describe('false: mark it not completed') },
   async run(ctx, args) {
     const result = await progress(ctx).setMine(userIdOf(ctx), args.lesson_id, args.completed);
     return { structured: { ...result }, text: completionText(result) };
@@ -174,10 +174,10 @@ export const getMyProgress = defineTool({
     "Your progress in the courses you are enrolled in, in one call: for each course the percent and the lessons you have left, in curriculum order (with detail true, every lesson and when you completed it). course_id narrows to one course. A course still in draft is left out, as it is from list_my_lessons. Mark a lesson done with set_my_lesson_completion.",
   scopes: ['account:read'],
   readOnly: true,
-  input: (z) => ({
-    course_id: ID(z, 'Only this course (one you are enrolled in)').optional(),
+  input: {
+    course_id: ID('Only this course (one you are enrolled in)').optional(),
     detail: z.boolean().default(false).describe('true: every lesson with when you completed it, not only those left'),
-  }),
+  },
   async run(ctx, args) {
     const userId = userIdOf(ctx);
     const student = await new AccountService(ctx.deps, ctx.records).studentOf(userId);

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Scope } from '../../access/scopes.ts';
 import { AREA_LIST, type AreaDef, type AreaName } from '../../platform/areas.ts';
 import { OAuthError } from '../../oauth/errors.ts';
@@ -10,7 +10,7 @@ import { fieldInput } from '../field-schemas.ts';
 import { bulletList } from '../format.ts';
 import { learnerRule } from '../learner-data.ts';
 import { TOOLSETS } from '../toolsets.ts';
-import { defineTool, type ToolAccess, type ToolContext, type ToolDef, type Zod } from '../tool.ts';
+import { defineTool, type ToolAccess, type ToolContext, type ToolDef } from '../tool.ts';
 
 /** A list answers this many records unless asked for more, and never more than LIST_MAX: answers stay small. */
 export const LIST_DEFAULT = 10;
@@ -80,24 +80,24 @@ function checkFieldNames(area: AreaDef, names: string[] | undefined): void {
 /** A record's values for a write, checked as the REST body is: the same fields, types and bounds, unknown ones refused. */
 const valueSchemas = new Map<string, z.ZodType>();
 
-export function checkValues(zod: Zod, area: AreaDef, values: unknown, mode: 'create' | 'update', setByTool: readonly string[] = []): Record<string, unknown> {
+export function checkValues(area: AreaDef, values: unknown, mode: 'create' | 'update', setByTool: readonly string[] = []): Record<string, unknown> {
   const key = `${area.name}:${mode}:${setByTool.join(',')}`;
   let schema = valueSchemas.get(key);
   if (!schema) {
     const shape: Record<string, z.ZodType> = {};
     for (const [name, f] of Object.entries(area.fields)) {
       if (f.readOnly || setByTool.includes(name)) continue;
-      const field = fieldInput(zod, f);
+      const field = fieldInput(f);
       shape[name] = mode === 'update' || !f.required ? field.optional() : field;
     }
-    valueSchemas.set(key, (schema = zod.strictObject(shape)));
+    valueSchemas.set(key, (schema = z.strictObject(shape)));
   }
   const checked = checkArguments(schema, values, `${area.label} field`) as Record<string, unknown>;
   // Arguments left out are absent, not undefined: a write sees only what was given.
   return Object.fromEntries(Object.entries(checked).filter(([, v]) => v !== undefined));
 }
 
-const dryRunInput = (zod: Zod) => zod.boolean().default(false).describe('true: check everything as the real write does and show the result, writing nothing');
+const dryRunInput = () => z.boolean().default(false).describe('true: check everything as the real write does and show the result, writing nothing');
 
 /** The areas the caller's toolsets reach, and of those the ones it may read or write. */
 export function reachableAreas(access: ToolAccess, op: 'read' | 'write'): AreaDef[] {
@@ -109,10 +109,10 @@ export function reachableAreas(access: ToolAccess, op: 'read' | 'write'): AreaDe
   });
 }
 
-const areaEnum = (zod: Zod, areas: AreaDef[]) => zod.enum(areas.map((a) => a.name) as [string, ...string[]]);
+const areaEnum = (areas: AreaDef[]) => z.enum(areas.map((a) => a.name) as [string, ...string[]]);
 const prefixes = (areas: AreaDef[]) => areas.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ');
-const idInput = (zod: Zod, areas: AreaDef[]) => zod.string().min(5).max(100).describe(`A record id; its prefix names the area (${prefixes(areas)})`);
-const fieldsInput = (zod: Zod) => zod.array(zod.string().max(64)).max(40).optional().describe('Only these fields (id always)');
+const idInput = (areas: AreaDef[]) => z.string().min(5).max(100).describe(`A record id; its prefix names the area (${prefixes(areas)})`);
+const fieldsInput = () => z.array(z.string().max(64)).max(40).optional().describe('Only these fields (id always)');
 const someoneSees = (areas: AreaDef[]) => areas.some((a) => learnerRule(a.name));
 
 /** The write scope of the area a call's `id` names (update_record, delete_record). */
@@ -140,18 +140,18 @@ function listRecords(areas: AreaDef[]): ToolDef {
     listedFor: (access) => listedOver(reachableAreas(access, 'read'), listRecords),
     showsLearners: someoneSees(areas),
     readOnly: true,
-    input: (zod) => ({
-      area: areaEnum(zod, areas),
-      q: zod.string().max(200).optional().describe('Words to look for in titles, names and other searchable text'),
-      filters: zod
-        .record(zod.string(), zod.union([zod.string().max(320), zod.number(), zod.boolean()]))
+    input: {
+      area: areaEnum(areas),
+      q: z.string().max(200).optional().describe('Words to look for in titles, names and other searchable text'),
+      filters: z
+        .record(z.string(), z.union([z.string().max(320), z.number(), z.boolean()]))
         .optional()
         .describe('Equality filters by field, such as status, slug, course_id or student_id; an unknown one is refused naming the fields the area filters by'),
-      cursor: zod.string().max(500).optional().describe('next_cursor of the previous answer'),
-      limit: zod.number().int().min(1).max(LIST_MAX).default(LIST_DEFAULT).describe(`1-${LIST_MAX}`),
-      fields: fieldsInput(zod),
-      detail: zod.boolean().default(false).describe('true: every field, long text included'),
-    }),
+      cursor: z.string().max(500).optional().describe('next_cursor of the previous answer'),
+      limit: z.number().int().min(1).max(LIST_MAX).default(LIST_DEFAULT).describe(`1-${LIST_MAX}`),
+      fields: fieldsInput(),
+      detail: z.boolean().default(false).describe('true: every field, long text included'),
+    },
     async run(ctx, args) {
       const area = areaArgument(args.area);
       checkFieldNames(area, args.fields);
@@ -185,7 +185,7 @@ function getRecord(areas: AreaDef[]): ToolDef {
     listedFor: (access) => listedOver(reachableAreas(access, 'read'), getRecord),
     showsLearners: someoneSees(areas),
     readOnly: true,
-    input: (zod) => ({ id: idInput(zod, areas), fields: fieldsInput(zod) }),
+    input: { id: idInput(areas), fields: fieldsInput() },
     async run(ctx, args) {
       const area = areaOfIdArgument(args.id);
       checkFieldNames(area, args.fields);
@@ -214,10 +214,10 @@ function createRecord(areas: AreaDef[]): ToolDef {
     showsLearners: someoneSees(areas),
     readOnly: false,
     idempotent: false,
-    input: (zod) => ({ area: areaEnum(zod, areas), values: zod.record(zod.string(), zod.unknown()).describe("The record's fields"), dry_run: dryRunInput(zod) }),
+    input: { area: areaEnum(areas), values: z.record(z.string(), z.unknown()).describe("The record's fields"), dry_run: dryRunInput() },
     async run(ctx, args) {
       const area = writableArea(areaArgument(args.area));
-      const record = await ctx.records.create(area, checkValues(ctx.zod, area, args.values, 'create'), { dryRun: args.dry_run });
+      const record = await ctx.records.create(area, checkValues(area, args.values, 'create'), { dryRun: args.dry_run });
       return { structured: { dry_run: args.dry_run, area: area.name, record }, text: `${args.dry_run ? 'Would create' : 'Created'} ${area.label} ${line(record)}.` };
     },
   });
@@ -240,10 +240,10 @@ function updateRecord(areas: AreaDef[]): ToolDef {
     showsLearners: someoneSees(areas),
     readOnly: false,
     idempotent: true,
-    input: (zod) => ({ id: idInput(zod, areas), values: zod.record(zod.string(), zod.unknown()).describe('The fields to change'), dry_run: dryRunInput(zod) }),
+    input: { id: idInput(areas), values: z.record(z.string(), z.unknown()).describe('The fields to change'), dry_run: dryRunInput() },
     async run(ctx, args) {
       const area = writableArea(areaOfIdArgument(args.id));
-      const patch = checkValues(ctx.zod, area, args.values, 'update');
+      const patch = checkValues(area, args.values, 'update');
       // As the REST body's minProperties: 1.
       if (Object.keys(patch).length === 0) throw new PlatformError('invalid_request', 'values: give at least one field to change');
       const before = await ctx.records.get(area, 'full', args.id);
@@ -270,7 +270,7 @@ function deleteRecord(areas: AreaDef[]): ToolDef {
     readOnly: false,
     destructive: true,
     idempotent: true,
-    input: (zod) => ({ id: idInput(zod, areas), dry_run: dryRunInput(zod) }),
+    input: { id: idInput(areas), dry_run: dryRunInput() },
     async run(ctx, args) {
       const area = writableArea(areaOfIdArgument(args.id));
       await ctx.records.delete(area, args.id, { dryRun: args.dry_run });

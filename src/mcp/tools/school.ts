@@ -7,7 +7,7 @@ export const getSiteInfo = defineTool({
   description: 'The school\'s name, description, language and currency, what it offers, and where its API and documents are.',
   scopes: [],
   readOnly: true,
-  input: () => ({}),
+  input: {},
   async run(ctx) {
     const school = (await ctx.deps.store.settings.get('school')) ?? {};
     const issuer = ctx.deps.config.issuer;

@@ -1,10 +1,11 @@
+import { z } from 'zod';
 import { PlatformError } from '../../platform/errors.ts';
 import { AppearanceService, type AppearancePatch } from '../../platform/appearance.ts';
 import { APPEARANCE_PATCH_SCHEMA } from '../../platform/routes/appearance-routes.ts';
 import { SCHOOL_PATCH_SCHEMA } from '../../platform/routes/school-routes.ts';
 import { projectSchool, SchoolSettingsService, type SchoolPatch } from '../../platform/school-settings.ts';
 import { propertiesShape } from '../field-schemas.ts';
-import { defineTool, type ToolContext, type Zod } from '../tool.ts';
+import { defineTool, type ToolContext } from '../tool.ts';
 
 /**
  * The school's settings and appearance, through the services and with the
@@ -12,7 +13,7 @@ import { defineTool, type ToolContext, type Zod } from '../tool.ts';
  * the same checks, the same views.
  */
 
-const dryRun = (zod: Zod) => zod.boolean().default(false).describe('true: check the change as the real one is checked and show the result, storing nothing');
+const dryRun = () => z.boolean().default(false).describe('true: check the change as the real one is checked and show the result, storing nothing');
 
 const lines = (record: Record<string, unknown>) =>
   Object.entries(record)
@@ -31,7 +32,7 @@ export const getSchoolSettings = defineTool({
   scopes: [],
   optionalScopes: ['school:read'],
   readOnly: true,
-  input: () => ({}),
+  input: {},
   async run(ctx) {
     const school = await new SchoolSettingsService(ctx.deps).view(readsSchool(ctx));
     return { structured: school, text: lines(school) };
@@ -47,7 +48,7 @@ export const updateSchoolSettings = defineTool({
   optionalScopes: ['school:read'],
   readOnly: false,
   idempotent: true,
-  input: (zod) => ({ ...propertiesShape(zod, SCHOOL_PATCH_SCHEMA), dry_run: dryRun(zod) }),
+  input: { ...propertiesShape(SCHOOL_PATCH_SCHEMA), dry_run: dryRun() },
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
     const service = new SchoolSettingsService(ctx.deps);
@@ -68,7 +69,7 @@ export const getAppearance = defineTool({
   description: 'The school\'s theme, colours and logo as GET /api/v1/appearance shows them. No scope needed: all of it is public.',
   scopes: [],
   readOnly: true,
-  input: () => ({}),
+  input: {},
   async run(ctx) {
     const appearance: Record<string, unknown> = { ...(await new AppearanceService(ctx.deps).view()) };
     return { structured: appearance, text: lines(appearance) };
@@ -83,7 +84,7 @@ export const updateAppearance = defineTool({
   scopes: ['appearance:write'],
   readOnly: false,
   idempotent: true,
-  input: (zod) => ({ ...propertiesShape(zod, APPEARANCE_PATCH_SCHEMA), dry_run: dryRun(zod) }),
+  input: { ...propertiesShape(APPEARANCE_PATCH_SCHEMA), dry_run: dryRun() },
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
     const next: Record<string, unknown> = { ...(await new AppearanceService(ctx.deps).update(defined(patch) as AppearancePatch, { dryRun: dry === true })) };

@@ -15,7 +15,7 @@ export const signIn: ToolDef = defineTool({
   scopes: ['account:read'],
   listedFor: (access) => (access.anonymous ? signIn : undefined),
   readOnly: true,
-  input: () => ({}),
+  input: {},
   async run(ctx) {
     const who = ctx.caller.kind === 'token' ? ctx.caller.userId : 'nobody';
     return { structured: { signed_in: ctx.caller.kind === 'token', user_id: who }, text: `You are signed in (user ${who}).` };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { Readable } from 'node:stream';
 import { FileService } from '../../platform/files/file-service.ts';
 import { fileJson } from '../../platform/files/file-json.ts';
@@ -28,7 +29,7 @@ export const listFiles = defineTool({
   description: "The school's uploaded files, newest first, with how much of the storage quota is used.",
   scopes: ['storage:write'],
   readOnly: true,
-  input: (z) => ({ limit: z.number().int().min(1).max(LIST_MAX).default(20).describe(`1-${LIST_MAX}`) }),
+  input: { limit: z.number().int().min(1).max(LIST_MAX).default(20).describe(`1-${LIST_MAX}`) },
   async run(ctx, args) {
     const list = (await files(ctx).list(args.limit)).map((f) => fileJson(f, ctx.deps.config.issuer));
     const quota = await quotaLine(ctx);
@@ -45,11 +46,11 @@ export const uploadFile = defineTool({
   scopes: ['storage:write'],
   readOnly: false,
   idempotent: false,
-  input: (z) => ({
+  input: {
     name: z.string().min(1).max(255).describe('File name'),
     content_type: z.enum(ALLOWED_CONTENT_TYPES as unknown as [string, ...string[]]),
     content_base64: z.string().min(1).max(Math.ceil(MCP_UPLOAD_MAX_BYTES / 3) * 4 + 4).describe('The bytes, base64'),
-  }),
+  },
   async run(ctx, args) {
     // The input's enum has already refused any other type.
     const type = args.content_type as AllowedContentType;
@@ -75,7 +76,7 @@ export const deleteFile = defineTool({
   readOnly: false,
   destructive: true,
   idempotent: true,
-  input: (z) => ({ id: z.string().min(5).max(100).describe('The file id (fil_...)') }),
+  input: { id: z.string().min(5).max(100).describe('The file id (fil_...)') },
   async run(ctx, args) {
     await files(ctx).delete(args.id);
     return { structured: { deleted: args.id, ...(await quotaLine(ctx)) }, text: `Deleted file ${args.id}.` };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AREAS } from '../../platform/areas.ts';
 import { CurriculumService } from '../../platform/curriculum.ts';
 import { PlatformError } from '../../platform/errors.ts';
@@ -16,10 +17,10 @@ export const publishCourse = defineTool({
   scopes: ['courses:write'],
   readOnly: false,
   idempotent: true,
-  input: (z) => ({
+  input: {
     id: z.string().min(1).max(100).describe('The course id'),
     dry_run: z.boolean().default(false).describe('true: check and show the result, changing nothing'),
-  }),
+  },
   async run(ctx, args) {
     const outline = await new CurriculumService(ctx.deps, ctx.records).outline(args.id, 'full');
     const title = String(outline.course.title);
@@ -47,7 +48,7 @@ export const getSchoolSummary = defineTool({
     'The school at a glance: courses by status, students, enrollments, orders paid this month (UTC) and their revenue, and published events still to come.',
   scopes: ['courses:read', 'students:read', 'orders:read', 'events:read'],
   readOnly: true,
-  input: () => ({}),
+  input: {},
   async run(ctx) {
     const s = await new SchoolSummaryService(ctx.deps).summary();
     const byStatus = Object.entries(s.courses).map(([status, n]) => `${n} ${status}`).join(', ');

@@ -1,10 +1,10 @@
+import { z } from 'zod';
 import { PlatformError } from '../../platform/errors.ts';
 import { eventArea, eventReadScopes, WEBHOOK_EVENT_TYPES } from '../../platform/webhooks/events.ts';
 import { WEBHOOK_SCOPE, WebhookService, type SubscriptionWriter } from '../../platform/webhooks/subscriptions.ts';
 import { bulletList } from '../format.ts';
 import { learnerRule } from '../learner-data.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
-
 
 /** The same service as /api/v1/webhooks: one set of checks for both faces. */
 const service = (ctx: { deps: ConstructorParameters<typeof WebhookService>[0] }) => new WebhookService(ctx.deps);
@@ -34,10 +34,10 @@ export const listWebhooks = defineTool({
   description: 'The school\'s webhook subscriptions: receiver URL, events, whether enabled and why not. Never shows secrets.',
   scopes: [WEBHOOK_SCOPE],
   readOnly: true,
-  input: (z) => ({
+  input: {
     limit: z.number().int().min(1).max(50).default(10).describe('How many results (1-50)'),
     cursor: z.string().max(500).optional().describe('next_cursor from a previous call'),
-  }),
+  },
   async run(ctx, args) {
     const page = await service(ctx).list(args.limit, args.cursor);
     return {
@@ -57,12 +57,12 @@ export const createWebhook = defineTool({
   showsLearners: true,
   argumentScopes: (args) => eventReadScopes(Array.isArray((args as { events?: unknown } | null | undefined)?.events) ? (args as { events: unknown[] }).events : []),
   readOnly: false,
-  input: (z) => ({
+  input: {
     url: z.string().min(1).max(2000).describe('The receiver\'s URL'),
     events: z.array(z.string().max(100)).min(1).max(50).describe(`Events to receive: ${WEBHOOK_EVENT_TYPES.join(', ')}`),
     description: z.string().max(500).optional().describe('What the receiver is'),
     dry_run: z.boolean().default(false).describe('true: check the URL and events, creating nothing'),
-  }),
+  },
   async run(ctx, args) {
     const input = { url: args.url, events: args.events, ...(args.description !== undefined ? { description: args.description } : {}) };
     refuseLearnerEvents(ctx, args.events);
@@ -90,10 +90,10 @@ export const deleteWebhook = defineTool({
   readOnly: false,
   destructive: true,
   idempotent: true,
-  input: (z) => ({
+  input: {
     id: z.string().min(1).max(100).describe('The webhook id (wh_…)'),
     dry_run: z.boolean().default(false).describe('true: check it exists, deleting nothing'),
-  }),
+  },
   async run(ctx, args) {
     if (args.dry_run) await service(ctx).exists(args.id);
     else await service(ctx).delete(args.id);
