@@ -73,7 +73,7 @@ export async function buildApp(
   ops: Operations = { readiness: new Readiness(deps.store, deps.config.readyTimeoutMs) },
 ): Promise<FastifyInstance> {
   const logger = appLogger(deps.config.logLevel);
-  const sendError = errorSender(httpErrorPage);
+  const sendError = errorSender(httpErrorPage, deps.store.fault);
   const app = Fastify({
     logger: logger.options,
     logController: new OneLinePerRequest(deps.config.accessLog),
@@ -94,7 +94,7 @@ export async function buildApp(
 
   registerErrorHandling(app, sendError);
   // First, so that every response is counted, those the plugins below answer included.
-  ops.metrics?.instrument(app);
+  ops.metrics?.instrument(app, deps.store.fault);
   // Response schemas document the API (/openapi.json); bodies are serialized as they are.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   await app.register(swagger, openApiOptions(deps.config.issuer));

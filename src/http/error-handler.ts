@@ -61,10 +61,14 @@ export function logError(log: FastifyBaseLogger, e: HttpError, err: unknown = e)
   else if (e.detail !== undefined) log.info({ error: e.code, detail: e.detail }, 'request refused');
 }
 
-/** The error sender: JSON on API routes, the given page on browser routes; the detail only in the log. */
-export function errorSender(page: ErrorPage): SendError {
+/**
+ * The error sender: JSON on API routes, the given page on browser routes; the
+ * detail only in the log. `fault` first names what a dependency's error means
+ * (the store's: a database that cannot serve the request now is a 503).
+ */
+export function errorSender(page: ErrorPage, fault: (err: unknown) => unknown = (err) => err): SendError {
   return (request, reply, err) => {
-    const e = toHttpError(err);
+    const e = toHttpError(fault(err));
     logError(request.log, e, err);
     reply.code(e.status).headers(e.headers);
     reply.header('cache-control', 'no-store');

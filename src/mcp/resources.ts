@@ -122,7 +122,8 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
       try {
         const { structured } = await getCourse.run(anonymous, { id: id ?? '' } as never);
         return { contents: [{ uri: u.href, mimeType: JSON_TYPE, text: JSON.stringify(structured, null, 2) }] };
-      } catch (err) {
+      } catch (caught) {
+        const err = ctx.deps.store.fault(caught);
         // A draft, archived or unknown course: the public view hides it as if it did not exist
         // (MCP 2026-07-28 resources, "Error Handling": a resource not found is -32602 Invalid params,
         // which replaced -32002; the SDK answers it so for every revision).

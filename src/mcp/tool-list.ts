@@ -159,8 +159,9 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown): P
       return failure(`The answer would be ${text.length} characters, more than ${ANSWER_MAX_CHARS}: ask for less (a smaller limit, fewer fields, or without detail).`);
     }
     return { content: [{ type: 'text', text }], structuredContent: result.structured };
-  } catch (err) {
+  } catch (caught) {
     // As on every route, the client reads the description; a detail or a cause goes to the log only.
+    const err = ctx.deps.store.fault(caught);
     if (err instanceof HttpError) {
       logError(ctx.log.child({ tool: tool.name }), err);
       return failure(err.description);

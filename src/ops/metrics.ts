@@ -76,8 +76,8 @@ export class AppMetrics {
     this.rateLimitedRequests.labels(request.routeOptions.url ?? UNMATCHED).inc();
   };
 
-  /** Counts and times every response, and the token endpoint's outcomes. */
-  instrument(app: FastifyInstance): void {
+  /** Counts and times every response, and the token endpoint's outcomes (`fault` as the error handler applies it). */
+  instrument(app: FastifyInstance, fault: (err: unknown) => unknown): void {
     const grantTypes = new Set<string>(GRANT_HANDLERS.map((h) => h.grantType));
     const isTokenRequest = (request: FastifyRequest) => request.method === 'POST' && request.routeOptions.url === ENDPOINTS.token;
 
@@ -93,7 +93,7 @@ export class AppMetrics {
     });
     // Every refusal of the token endpoint passes here on its way to the error handler, which maps it the same way.
     app.addHook('onError', async (request, _reply, error) => {
-      if (isTokenRequest(request)) this.tokenErrors.labels(toHttpError(error).code).inc();
+      if (isTokenRequest(request)) this.tokenErrors.labels(toHttpError(fault(error)).code).inc();
     });
   }
 

@@ -542,12 +542,20 @@ export interface Store {
   files: FileStore;
   idempotencyKeys: IdempotencyKeyStore;
   webhooks: WebhookStore;
+  /**
+   * What a request answers for an error this store raised: the 503
+   * temporarily_unavailable with Retry-After (src/store/unavailable.ts) when
+   * the database could not serve it in time (unreachable, no connection slot,
+   * a statement or lock bound hit), the error itself otherwise. The error
+   * handler and the MCP tools apply it to what they catch.
+   */
+  fault(err: unknown): unknown;
   /** Applies pending migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
   /**
    * Starts the store's background housekeeping, for a server once it listens
    * (SQLite: WAL checkpoints and the purge's statements on a thread of their
-   * own, src/store/kysely/maintenance-thread.ts). A store that is not started
+   * own, src/store/sqlite/maintenance-thread.ts). A store that is not started
    * works all the same, as a CLI command's does.
    */
   startMaintenance(): void;

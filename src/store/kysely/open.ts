@@ -8,6 +8,7 @@ import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
 import { kyselyIdempotencyKeyStore } from './idempotency-keys.ts';
 import { maintenanceThread } from './maintenance-thread.ts';
+import { translateFault } from './pg-faults.ts';
 import { BoundedPostgresDialect } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
 import { kyselyPasswordFailureStore } from './password-failures.ts';
@@ -80,6 +81,8 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
   const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file, limits.sqliteBusyTimeoutMs) : openPostgres(database.url, limits);
   return {
     kind: database.kind,
+    // SQLite's one bound, a write lock held by another process, already raises the 503 (sqlite-busy-driver.ts).
+    fault: database.kind === 'postgres' ? translateFault : (err) => err,
     startMaintenance,
     users: kyselyUserStore(db),
     clients: kyselyClientStore(db, database.kind, maintenance),

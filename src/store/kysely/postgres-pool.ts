@@ -1,9 +1,7 @@
 import type pg from 'pg';
-import type { Driver } from 'kysely';
 import type { DatabaseLimits } from '../../config/index.ts';
 import { CurrentSchemaPostgresDialect } from './current-schema-dialect.ts';
-import { FaultTranslatingDriver } from './fault-translating-driver.ts';
-import { isSlotRefused, translateFault } from './pg-faults.ts';
+import { isSlotRefused } from './pg-faults.ts';
 
 const INT8_OID = 20;
 
@@ -81,15 +79,12 @@ function lazyPool(url: string, limits: DatabaseLimits): () => Promise<Pool> {
 }
 
 /**
- * The PostgreSQL dialect with bounded waits, whose driver raises the store's
- * 503 (storeUnavailable) for a database that is unreachable, full, or too slow.
+ * The PostgreSQL dialect with bounded waits: a database that is unreachable,
+ * full, or too slow fails the statement, and the store's `fault` names that
+ * failure a 503 (pg-faults.ts).
  */
 export class BoundedPostgresDialect extends CurrentSchemaPostgresDialect {
   constructor(url: string, limits: DatabaseLimits) {
     super({ pool: lazyPool(url, limits) });
-  }
-
-  override createDriver(): Driver {
-    return new FaultTranslatingDriver(super.createDriver(), translateFault);
   }
 }
