@@ -126,9 +126,6 @@ async function migrate(database: Config['database'], db: Kysely<Database>): Prom
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
-    // Migration names start with their number (001-, 002-, ...), so code-unit order sorts them.
-    // Kysely's default, localeCompare, builds an ICU collator first, at every start.
-    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   // Several processes may migrate at once (instances starting together, the CLI beside a server).
