@@ -1,7 +1,7 @@
 /**
  * The production server as one ES module plus lazily loaded chunks:
- * `node dist/lyceum.js serve`. `npm run build` runs it after tsc has
- * type-checked the sources (tsc still emits dist/src/, module by module).
+ * `node dist/lyceum.js serve`. `npm run build` runs it (`npm run typecheck`
+ * checks the types; esbuild only strips them).
  *
  * Why: the start of the server was dominated by loading hundreds of ES
  * modules one file at a time (Kysely, zod and jose are each made of many),
@@ -21,7 +21,7 @@ import { BUNDLE_OPTIONS } from './bundle-options.ts';
 const OUT = 'dist';
 
 // Chunk names carry a content hash: without this, every build would leave the previous ones behind.
-rmSync(`${OUT}/chunks`, { recursive: true, force: true });
+rmSync(OUT, { recursive: true, force: true });
 
 await build({
   ...BUNDLE_OPTIONS,
