@@ -1,5 +1,5 @@
 /**
- * SQLite's maintenance thread (src/store/kysely/maintenance-thread.ts): the
+ * SQLite's maintenance thread (src/store/sqlite/maintenance-thread.ts): the
  * purge's statements run on a connection of its own, off the event loop, and
  * on the server's connection once the thread is gone.
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maintenanceThread, type MaintenanceOptions, type MaintenanceThread } from '../../src/store/kysely/maintenance-thread.ts';
+import { maintenanceThread, type MaintenanceOptions, type MaintenanceThread } from '../../src/store/sqlite/maintenance-thread.ts';
 
 interface Db {
   items: { id: number; expires_at: number };

@@ -1,6 +1,6 @@
 /**
- * Key lookups (src/store/kysely/direct-reads.ts) on Kysely over one
- * better-sqlite3 connection (src/store/kysely/sqlite-kysely.ts), where they
+ * Key lookups (src/store/kysely/key-lookup.ts) on Kysely over one
+ * better-sqlite3 connection (src/store/sqlite/sqlite-kysely.ts), where they
  * are answered straight from the prepared statement: they give what the
  * database holds for each call's values, a lookup from outside an open
  * transaction waits for it instead of seeing its uncommitted rows, and a
@@ -9,8 +9,8 @@
 import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyLookup } from '../../src/store/kysely/direct-reads.ts';
-import { sqliteKysely } from '../../src/store/kysely/sqlite-kysely.ts';
+import type { KeyLookup } from '../../src/store/kysely/key-lookup.ts';
+import { sqliteKysely } from '../../src/store/sqlite/sqlite-kysely.ts';
 
 interface Items {
   items: { id: number; name: string };
@@ -18,11 +18,14 @@ interface Items {
 
 let sqlite: SQLite.Database;
 let db: Kysely<Items>;
-const lookup = () => keyLookup(db, (id: number) => db.selectFrom('items').selectAll().where('id', '=', id));
+let keyLookup: KeyLookup;
+const lookup = () => keyLookup((id: number) => db.selectFrom('items').selectAll().where('id', '=', id));
 
 beforeAll(async () => {
   sqlite = new SQLite(':memory:');
-  db = sqliteKysely(sqlite) as unknown as Kysely<Items>;
+  const opened = sqliteKysely(sqlite);
+  db = opened.db as unknown as Kysely<Items>;
+  keyLookup = opened.lookups;
   await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute();
   await db.insertInto('items').values([{ id: 1, name: 'one' }, { id: 2, name: 'two' }]).execute();
 });
@@ -44,7 +47,7 @@ describe('key lookups on SQLite', () => {
   });
 
   it('a failing lookup is a rejected promise, not a throw', async () => {
-    const missing = keyLookup(db, (id: number) => db.selectFrom('no_such_table' as 'items').selectAll().where('id', '=', id));
+    const missing = keyLookup((id: number) => db.selectFrom('no_such_table' as 'items').selectAll().where('id', '=', id));
     let answer: unknown;
     expect(() => (answer = missing(1))).not.toThrow();
     expect(answer).toBeInstanceOf(Promise);
@@ -52,7 +55,7 @@ describe('key lookups on SQLite', () => {
   });
 
   it('refuses a query whose parameters are not its values in order', async () => {
-    const constant = keyLookup(db, (id: number) => db.selectFrom('items').selectAll().where('id', '=', id).where('name', '!=', 'x'));
+    const constant = keyLookup((id: number) => db.selectFrom('items').selectAll().where('id', '=', id).where('name', '!=', 'x'));
     await expect(constant(1)).rejects.toThrow(/parameters must be its values in order/);
   });
 

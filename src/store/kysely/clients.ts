@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
 import { insertIfRoom } from './conditional-insert.ts';
-import { keyLookup } from './direct-reads.ts';
 import { inBatches } from './purge.ts';
 import type { ClientsTable, Database } from './schema.ts';
+import type { KeyLookup } from './key-lookup.ts';
 
 /** lastUsedAt is kept to the minute: a token request writes it at most once a minute per client. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -26,9 +26,8 @@ function toClient(row: Selectable<ClientsTable>): Client {
  * and with inserts and deletes, not with reads), since two READ COMMITTED
  * transactions would each count without the other's row.
  */
-export function kyselyClientStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): ClientStore {
-  // On every token, introspection and authorization request.
-  const findById = keyLookup(db, (id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
+export function kyselyClientStore(db: Kysely<Database>, lookups: KeyLookup, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): ClientStore {
+  const findById = lookups((id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
   return {
     async create(client) {
       await db

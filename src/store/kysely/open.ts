@@ -7,7 +7,8 @@ import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyGrantStore } from './grants.ts';
 import { kyselyIdempotencyKeyStore } from './idempotency-keys.ts';
-import { maintenanceThread } from './maintenance-thread.ts';
+import { executorLookups, type KeyLookup } from './key-lookup.ts';
+import { maintenanceThread } from '../sqlite/maintenance-thread.ts';
 import { translateFault } from './pg-faults.ts';
 import { BoundedPostgresDialect } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
@@ -17,7 +18,7 @@ import { kyselyRecordStore } from './records.ts';
 import { kyselySessionStore } from './sessions.ts';
 import { kyselyFileStore, kyselySettingsStore } from './settings-files.ts';
 import { kyselySigningKeyStore } from './signing-keys.ts';
-import { sqliteKysely } from './sqlite-kysely.ts';
+import { sqliteKysely } from '../sqlite/sqlite-kysely.ts';
 import { kyselyTokenStore } from './tokens.ts';
 import { kyselyUserStore } from './users.ts';
 import { kyselyWebhookStore } from './webhooks.ts';
@@ -25,9 +26,10 @@ import { createPrivateFile } from '../../util/private-files.ts';
 
 const MIGRATE_ATTEMPTS = 6;
 
-/** The server's database, and where the background purge runs its statements. */
+/** The server's database, its key lookups, and where the background purge runs its statements. */
 interface Opened {
   db: Kysely<Database>;
+  lookups: KeyLookup;
   maintenance: Kysely<Database>;
   /** Starts the background housekeeping (SQLite's maintenance thread); nothing to start on PostgreSQL. */
   startMaintenance(): void;
@@ -54,14 +56,14 @@ function openSqlite(file: string, busyTimeoutMs: number | undefined): Opened {
   // In WAL mode NORMAL is durable across a process crash (only power loss can drop the last commits).
   sqlite.pragma('synchronous = NORMAL');
   const thread = file === ':memory:' ? undefined : maintenanceThread(sqlite, file);
-  const db = sqliteKysely(sqlite, thread?.stop ?? (() => {}), busyTimeoutMs);
-  return { db, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db, startMaintenance: () => thread?.start() };
+  const { db, lookups } = sqliteKysely(sqlite, thread?.stop ?? (() => {}), busyTimeoutMs);
+  return { db, lookups, maintenance: thread ? new Kysely<Database>({ dialect: thread.dialect }) : db, startMaintenance: () => thread?.start() };
 }
 
 /** PostgreSQL runs statements in its own processes: the event loop only awaits them. */
 function openPostgres(url: string, limits: DatabaseLimits): Opened {
   const db = new Kysely<Database>({ dialect: new BoundedPostgresDialect(url, limits) });
-  return { db, maintenance: db, startMaintenance: () => {} };
+  return { db, lookups: executorLookups(db), maintenance: db, startMaintenance: () => {} };
 }
 
 /**
@@ -78,16 +80,16 @@ function migrationDatabase(database: Config['database'], db: Kysely<Database>, l
 
 /** The store on `database`; `limits` bound PostgreSQL's waits (the DB_* settings, their defaults unless given). */
 export function openStore(database: Config['database'], limits: DatabaseLimits = databaseLimits()): Store {
-  const { db, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file, limits.sqliteBusyTimeoutMs) : openPostgres(database.url, limits);
+  const { db, lookups, maintenance, startMaintenance } = database.kind === 'sqlite' ? openSqlite(database.file, limits.sqliteBusyTimeoutMs) : openPostgres(database.url, limits);
   return {
     kind: database.kind,
     // SQLite's one bound, a write lock held by another process, already raises the 503 (sqlite-busy-driver.ts).
     fault: database.kind === 'postgres' ? translateFault : (err) => err,
     startMaintenance,
-    users: kyselyUserStore(db),
-    clients: kyselyClientStore(db, database.kind, maintenance),
+    users: kyselyUserStore(db, lookups),
+    clients: kyselyClientStore(db, lookups, database.kind, maintenance),
     codes: kyselyCodeStore(db, maintenance),
-    tokens: kyselyTokenStore(db, maintenance),
+    tokens: kyselyTokenStore(db, lookups, maintenance),
     sessions: kyselySessionStore(db, maintenance),
     passwordFailures: kyselyPasswordFailureStore(db, maintenance),
     grants: kyselyGrantStore(db),

@@ -1,8 +1,8 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
-import { keyLookup } from './direct-reads.ts';
 import { purgeBefore } from './purge.ts';
 import type { Database, TokensTable } from './schema.ts';
+import type { KeyLookup } from './key-lookup.ts';
 
 function toToken(row: Selectable<TokensTable>): Token {
   return {
@@ -50,9 +50,8 @@ export async function insertTokens(q: Kysely<Database>, tokens: Token[]): Promis
     .execute();
 }
 
-export function kyselyTokenStore(db: Kysely<Database>, maintenance: Kysely<Database> = db): TokenStore {
-  // The lookup behind every bearer-protected request.
-  const findByHash = keyLookup(db, (hash: string) => db.selectFrom('tokens').selectAll().where('hash', '=', hash));
+export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maintenance: Kysely<Database> = db): TokenStore {
+  const findByHash = lookups((hash: string) => db.selectFrom('tokens').selectAll().where('hash', '=', hash));
   return {
     insert: (tokens) => insertTokens(db, tokens),
     async find(hash) {

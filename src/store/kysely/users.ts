@@ -2,8 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import { isRole } from '../../access/roles.ts';
 import { DuplicateError, type User, type UserStore } from '../types.ts';
 import type { Database, UsersTable } from './schema.ts';
-import { keyLookup } from './direct-reads.ts';
 import { isUniqueViolation } from './unique-violation.ts';
+import type { KeyLookup } from './key-lookup.ts';
 
 function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -17,9 +17,8 @@ function toUser(row: Selectable<UsersTable>): User {
   };
 }
 
-export function kyselyUserStore(db: Kysely<Database>): UserStore {
-  // On every UserInfo request.
-  const findById = keyLookup(db, (id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+export function kyselyUserStore(db: Kysely<Database>, lookups: KeyLookup): UserStore {
+  const findById = lookups((id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
   return {
     async create(user) {
       try {

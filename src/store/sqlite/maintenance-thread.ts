@@ -1,17 +1,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
-import {
-  CompiledQuery,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import { sqliteDialect } from './dialect.ts';
 
 /** How often the thread copies committed WAL pages into the database file. */
 const CHECKPOINT_EVERY_MS = 250;
@@ -28,48 +19,11 @@ export interface MaintenanceOptions {
 }
 
 /**
- * The maintenance thread: a connection of its own that runs PASSIVE WAL
- * checkpoints on a timer and executes the statements it is sent (the
- * background purge), one at a time, answering each by its id.
+ * The thread's module, found through the package's own name (package.json
+ * "exports"), so the sources and the production bundle, wherever its chunks
+ * sit, start the same file.
  */
-const MAINTENANCE_THREAD = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.pragma('foreign_keys = ON');
-db.pragma('synchronous = NORMAL');
-const pageSize = db.pragma('page_size', { simple: true });
-const timer = setInterval(() => {
-  try {
-    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
-    // A PASSIVE checkpoint never ends with the log empty while the server keeps committing, so
-    // the log is never restarted and grows for as long as the writes go on. Past the limit,
-    // RESTART copies the few frames committed since, holding writers back meanwhile, and makes
-    // the next commit start the log over (journal_size_limit then cuts the file back).
-    // Each frame of the log is one page after a 24-byte frame header.
-    if (log * (pageSize + 24) > workerData.walLimit) db.pragma('wal_checkpoint(RESTART)');
-  } catch {
-    // Busy or interrupted: the next round copies what is left.
-  }
-}, workerData.every);
-parentPort.on('message', (m) => {
-  if (m === 'close') {
-    clearInterval(timer);
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    const stmt = db.prepare(m.sql);
-    if (stmt.reader) parentPort.postMessage({ id: m.id, rows: stmt.all(m.parameters) });
-    else parentPort.postMessage({ id: m.id, rows: [], changes: stmt.run(m.parameters).changes });
-  } catch (err) {
-    parentPort.postMessage({ id: m.id, error: { message: String(err && err.message), code: err && err.code } });
-  }
-});
-parentPort.postMessage('ready');
-`;
+const WORKER_MODULE = 'lyceum/maintenance-worker';
 
 interface Answer {
   id: number;
@@ -133,10 +87,9 @@ export function maintenanceThread(sqlite: SQLite.Database, file: string, options
   };
   const start = () => {
     if (worker || stopped) return;
-    const thread = new Worker(MAINTENANCE_THREAD, {
-      eval: true,
+    const thread = new Worker(createRequire(import.meta.url).resolve(WORKER_MODULE), {
       execArgv: [],
-      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit },
+      workerData: { file, every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit },
     });
     thread.on('message', (m: 'ready' | Answer) => {
       if (m === 'ready') {
@@ -191,12 +144,7 @@ export function maintenanceThread(sqlite: SQLite.Database, file: string, options
     async destroy() {},
   };
   return {
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => driver,
-      createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
+    dialect: sqliteDialect(() => driver),
     start,
     stop() {
       stopped = true;

@@ -1,15 +1,6 @@
 import type SQLite from 'better-sqlite3';
-import {
-  CompiledQuery,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+import { sqliteDialect } from './dialect.ts';
 import { storeUnavailable } from '../unavailable.ts';
 
 /**
@@ -177,10 +168,5 @@ export function busyRetryingSqliteDialect(
   boundMs: number,
   onClose: () => void,
 ): Dialect {
-  return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new BusyRetryingDriver(sqlite, prepare, boundMs, onClose),
-    createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  };
+  return sqliteDialect(() => new BusyRetryingDriver(sqlite, prepare, boundMs, onClose));
 }
