@@ -1,24 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  authorizeFlow,
-  codeExchangeFields,
-  databaseDump,
-  DEFAULT_SCOPE,
-  exchangeCode,
-  expectOAuthError,
-  obtainTokens,
-  postRaw,
-  refreshRequest,
-  refreshTokens,
-  registerClient,
-  startFlowServer,
-  type CodeFlow,
-  type FlowOptions,
-  type FlowServer,
-  type FormResponse,
-  type TokenSet,
-} from '../helpers/flow.ts';
+import { authorizeFlow, codeExchangeFields, databaseDump, DEFAULT_SCOPE, exchangeCode, expectOAuthError, obtainTokens, postRaw, refreshRequest, refreshTokens, registerClient, startFlowServer, type CodeFlow, type FlowOptions, type FlowServer, type FormResponse, type TokenSet, expectBody, revokeRequest } from '../helpers/flow.ts';
 import { pkcePair } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
@@ -493,6 +475,167 @@ describe.each(STORE_KINDS)('token endpoint (%s)', (kind) => {
       const { flow, tokens } = await obtainTokens(shortLived);
       shortLived.advance(3_601_000);
       expectOAuthError(await refreshRequest(shortLived, flow, tokens.refresh_token!), 400, 'invalid_grant');
+    });
+  });
+});
+
+/**
+ * The token and revocation endpoints at their edges: which Authorization
+ * headers count as HTTP Basic, how a confidential client's secret is compared,
+ * parameters that are too long or repeated, a replay whose successor has
+ * already been used, and the no-store header of a revocation answer.
+ */
+describe.each(STORE_KINDS)('the token endpoint at its edges (%s)', (kind) => {
+  let server: FlowServer;
+  beforeAll(async () => {
+    server = await startFlowServer(kind);
+  });
+  afterAll(() => server?.stop());
+
+  it('ignores an Authorization header of another scheme than Basic and authenticates the client from the body', async () => {
+    const flow = await authorizeFlow(server);
+    const res = await exchangeCode(server, flow, {}, { authorization: 'Bearer not-a-client-credential' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ token_type: 'Bearer', scope: 'courses:read students:read' });
+  });
+
+  it('refuses HTTP Basic whatever the case of the scheme name, with a Basic challenge (RFC 6749 §5.2)', async () => {
+    const flow = await authorizeFlow(server);
+    const basic = `BASIC ${Buffer.from(`${flow.clientId}:x`).toString('base64')}`;
+    const res = await exchangeCode(server, flow, {}, { authorization: basic });
+    expectBody(res, 401, {
+      error: 'invalid_client',
+      error_description: 'HTTP Basic client authentication is not supported; send client_id (and client_secret) in the body',
+    });
+    expect(res.headers.get('www-authenticate')).toBe('Basic realm="lyceum", charset="UTF-8"');
+  });
+
+  it('refuses a confidential client whose client_secret is wrong but of the right length (RFC 6749 §5.2 invalid_client)', async () => {
+    const flow = await authorizeFlow(server, { confidential: true });
+    const secret = flow.clientSecret!;
+    const wrong = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    expectBody(await exchangeCode(server, flow, { client_secret: wrong }), 401, {
+      error: 'invalid_client',
+      error_description: 'Client authentication failed',
+    });
+    // The code was not touched: the right secret still redeems it.
+    expect((await exchangeCode(server, flow)).status).toBe(200);
+  });
+
+  it('refuses a client_id longer than 200 characters as invalid_request', async () => {
+    const flow = await authorizeFlow(server);
+    expectBody(await exchangeCode(server, flow, { client_id: 'c'.repeat(201) }), 400, {
+      error: 'invalid_request',
+      error_description: 'client_id is too long',
+    });
+  });
+
+  it('refuses two resource parameters at the token step as invalid_target (RFC 8707 §2.2, one resource per token)', async () => {
+    const flow = await authorizeFlow(server);
+    const body = new URLSearchParams(codeExchangeFields(flow));
+    body.append('resource', server.issuer);
+    body.append('resource', `${server.issuer}/mcp`);
+    expectBody(await postRaw(server.tokenEndpoint, body.toString(), 'application/x-www-form-urlencoded'), 400, {
+      error: 'invalid_target',
+      error_description: 'Send one resource per request',
+    });
+  });
+
+  it('ends the family when a token is replayed inside the grace window after its successor was itself refreshed', async () => {
+    const { flow, tokens } = await obtainTokens(server);
+    const restart = server.freezeClock();
+    try {
+      const first = await refreshTokens(server, flow, tokens.refresh_token!);
+      const second = await refreshTokens(server, flow, first.refresh_token!);
+      // The successor the replay would get back is no longer current: returning it would revive a used token.
+      expectBody(await refreshRequest(server, flow, tokens.refresh_token!), 400, {
+        error: 'invalid_grant',
+        error_description: 'The refresh token was already used',
+      });
+      expectBody(await refreshRequest(server, flow, second.refresh_token!), 400, {
+        error: 'invalid_grant',
+        error_description: 'The refresh token is invalid or was revoked',
+      });
+    } finally {
+      restart();
+    }
+  });
+
+  it('answers a revocation with Cache-Control: no-store', async () => {
+    const { flow, tokens } = await obtainTokens(server);
+    const res = await revokeRequest(server, flow, tokens.access_token);
+    expect({ status: res.status, text: res.text, cacheControl: res.headers.get('cache-control') }).toEqual({
+      status: 200,
+      text: '',
+      cacheControl: 'no-store',
+    });
+  });
+});
+
+/**
+ * The refresh grant at its edges, stated by hand: the last millisecond of the
+ * grace window, the lifetime a replay inside it reports, and the scopes an
+ * invalid_scope answer names. Each rule is one a client relies on.
+ */
+const GRACE_MS = 10_000; // REFRESH_GRACE_SECONDS's default, 10
+const ACCESS_TTL_S = 3_600; // ACCESS_TOKEN_TTL_SECONDS's default
+
+
+describe.each(STORE_KINDS)('the refresh grant at its edges (%s)', (kind) => {
+  let server: FlowServer;
+  beforeAll(async () => {
+    server = await startFlowServer(kind);
+  });
+  afterAll(() => server?.stop());
+
+  it('returns the same successor to a replay on the last millisecond of the grace window, and ends the family one millisecond later', async () => {
+    const { flow, tokens } = await obtainTokens(server);
+    const restart = server.freezeClock();
+    try {
+      const successor = await refreshTokens(server, flow, tokens.refresh_token!);
+      server.advance(GRACE_MS);
+      const replay = await refreshRequest(server, flow, tokens.refresh_token!);
+      expect(replay.status, replay.text).toBe(200);
+      expect(replay.json.refresh_token).toBe(successor.refresh_token);
+      expect(replay.json.access_token).toBe(successor.access_token);
+
+      server.advance(1);
+      expectBody(await refreshRequest(server, flow, tokens.refresh_token!), 400, {
+        error: 'invalid_grant',
+        error_description: 'The refresh token was already used',
+      });
+      // Past the window a replay means theft (OAuth 2.0 Security BCP §4.14.2): the successor dies too.
+      expectBody(await refreshRequest(server, flow, successor.refresh_token!), 400, {
+        error: 'invalid_grant',
+        error_description: 'The refresh token is invalid or was revoked',
+      });
+    } finally {
+      restart();
+    }
+  });
+
+  it('tells a replay inside the grace window how long its access token has left, not a fresh lifetime', async () => {
+    const { flow, tokens } = await obtainTokens(server);
+    const restart = server.freezeClock();
+    try {
+      const successor = await refreshTokens(server, flow, tokens.refresh_token!);
+      expect(successor.expires_in).toBe(ACCESS_TTL_S);
+      server.advance(4_500);
+      const replay = await refreshRequest(server, flow, tokens.refresh_token!);
+      expect(replay.status, replay.text).toBe(200);
+      // 3,600 s issued, 4.5 s gone: RFC 6749 §5.1 expires_in counts whole seconds left.
+      expect(replay.json.expires_in).toBe(ACCESS_TTL_S - 5);
+      expect(replay.json.access_token).toBe(successor.access_token);
+    } finally {
+      restart();
+    }
+  });
+
+  it('names every scope outside the original grant, separated by spaces (RFC 6749 §6)', async () => {
+    const { flow, tokens } = await obtainTokens(server, { scope: 'courses:read' });
+    expectBody(await refreshRequest(server, flow, tokens.refresh_token!, { scope: 'courses:read students:read no:such' }), 400, {
+      error: 'invalid_scope',
+      error_description: 'Not part of the original grant: no:such students:read',
     });
   });
 });
