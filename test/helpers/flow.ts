@@ -6,6 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { expect } from 'vitest';
+import { readJson } from './bearer.ts';
 import { authorizeUrl, pkcePair, postForm, register } from './oauth.ts';
 import { isolatedDatabase } from './postgres-database.ts';
 import { startTestServer, type TestServer, type TestServerOptions } from './server.ts';
@@ -203,15 +204,7 @@ export async function isActive(server: FlowServer, client: RegisteredClient, tok
 
 /** A POST with a body sent exactly as given (duplicated fields, other content types). */
 export async function postRaw(url: string, body: string, contentType: string, headers: Record<string, string> = {}): Promise<FormResponse> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
-  const text = await res.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    /* not JSON: the assertions see text */
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return readJson(await fetch(url, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body }));
 }
 
 /** Exactly this status and this JSON body (for an error: the contract's code and its very description). */

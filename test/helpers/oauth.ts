@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readJson } from './bearer.ts';
 
 /** A PKCE verifier (random unless given) and its S256 challenge. */
 export function pkcePair(verifier = randomBytes(32).toString('base64url')): { verifier: string; challenge: string } {
@@ -31,14 +32,7 @@ export async function postForm(url: string, fields: Record<string, string>, head
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(fields).toString(),
   });
-  const text = await res.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    /* not JSON: json stays empty and the test sees text */
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return readJson(res);
 }
 
 export function authorizeUrl(issuer: string, params: Record<string, string>): string {
