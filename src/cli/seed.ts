@@ -1,4 +1,4 @@
-import { clearPlatform, DEMO_SCHOOL_NAME, describeCounts, seedDemo } from '../platform/demo/seed.ts';
+import { clearPlatform, DEMO_SCHOOL_NAME, describeCounts, seedDemo } from '../demo/seed.ts';
 import type { Store } from '../store/types.ts';
 import { parseFlags, UsageError } from './args.ts';
 

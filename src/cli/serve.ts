@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/index.ts';
-import { DEMO_SCHOOL_NAME, isPlatformEmpty, seedDemo } from '../platform/demo/seed.ts';
+import { DEMO_SCHOOL_NAME, isPlatformEmpty, seedDemo } from '../demo/seed.ts';
 import { startServer } from '../server.ts';
 import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';

@@ -9,7 +9,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/platform/demo/seed.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
 import { parseChallenge } from '../helpers/bearer.ts';
 import { mcpPost, toolCall } from '../helpers/mcp.ts';
 import { ALL_SCOPES, marker, startRecordsServer, type RecordsServer } from '../helpers/records.ts';

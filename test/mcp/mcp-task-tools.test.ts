@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedDemo } from '../../src/platform/demo/seed.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
 import { ALL_SCOPES, allScopesBut, startRecordsServer, type RecordsServer } from '../helpers/records.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 

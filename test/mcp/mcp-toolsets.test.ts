@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AREA_LIST } from '../../src/platform/areas.ts';
-import { seedDemo } from '../../src/platform/demo/seed.ts';
+import { seedDemo } from '../../src/demo/seed.ts';
 import { parseChallenge } from '../helpers/bearer.ts';
 import { MCP_ACCEPT, mcpPost, resultOf, rpc, toolCall } from '../helpers/mcp.ts';
 import { listFor, roleToken, type ListedSize } from '../helpers/mcp-lists.ts';

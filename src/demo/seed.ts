@@ -1,6 +1,6 @@
-import type { Row, Store } from '../../store/types.ts';
-import { AREA_LIST, AREAS, type AreaDef, type AreaName } from '../areas.ts';
-import { recordToRow, type Fields } from '../fields.ts';
+import type { Row, Store } from '../store/types.ts';
+import { AREA_LIST, AREAS, type AreaDef, type AreaName } from '../platform/areas.ts';
+import { recordToRow, type Fields } from '../platform/fields.ts';
 import { COURSES, PLANS, PRODUCTS } from './catalog.ts';
 import { EVENTS, FORMS, PAGES, POSTS } from './content.ts';
 import { COMMENTS, COUPONS, ORDERS, STUDENTS, SUBSCRIPTIONS } from './people.ts';

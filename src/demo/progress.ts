@@ -1,5 +1,5 @@
-import { isCourseComplete, progressPercent } from '../../store/progress-rule.ts';
-import type { Row } from '../../store/types.ts';
+import { isCourseComplete, progressPercent } from '../store/progress-rule.ts';
+import type { Row } from '../store/types.ts';
 
 /**
  * The demo's lesson completions, made from each enrollment's declared
