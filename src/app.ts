@@ -21,7 +21,7 @@ import { registerDiscoveryRoutes } from './discovery/routes.ts';
 import { registerIntrospectionRoute } from './oauth/introspection.ts';
 import { registerRevocationRoute } from './oauth/revocation.ts';
 import { registerUserinfoRoute } from './oidc/userinfo.ts';
-import { registerTokenRoute } from './oauth/token/route.ts';
+import { registerTokenRoute } from './oauth/token-endpoint/route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { authDocument, registerDocumentRoutes } from './discovery/documents.ts';
 import { DOCUMENT_PATHS } from './discovery/paths.ts';

@@ -1,7 +1,7 @@
 import { formatScope, parseScope } from '../access/scopes.ts';
 import type { Config } from '../config/index.ts';
 import { checkOperatorRedirectUri } from '../oauth/operator-redirect-uri.ts';
-import { newClientId, newSecret, PREFIX, sha256 } from '../oauth/tokens/secrets.ts';
+import { newClientId, newSecret, PREFIX, sha256 } from '../oauth/issued-tokens/secrets.ts';
 import type { Client, ClientMetadata, Store } from '../store/types.ts';
 import { AUTHORIZATION_SERVER as AS } from '../util/authorization-server.ts';
 import { parseFlags, UsageError } from './args.ts';

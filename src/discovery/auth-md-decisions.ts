@@ -6,7 +6,7 @@ import { RESOURCE_URIS } from '../mcp/resources.ts';
 import { LIST_DEFAULT, LIST_MAX } from '../mcp/tools/records.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { resourcesFor } from '../oauth/resources.ts';
-import { PREFIX } from '../oauth/tokens/secrets.ts';
+import { PREFIX } from '../oauth/issued-tokens/secrets.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
 import { ROLE_CLAIM } from '../oidc/userinfo.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';

@@ -4,9 +4,9 @@ import { INTROSPECTION_SCHEMA } from './schemas.ts';
 import { declarePublicRoute } from '../http/operation.ts';
 import { resourcesFor } from './resources.ts';
 import { ENDPOINTS } from './endpoints.ts';
-import { authenticateClient } from './token/client-auth.ts';
-import { formBody, requiredParam } from './token/form-params.ts';
-import { readTokenState } from './tokens/state.ts';
+import { authenticateClient } from './token-endpoint/client-auth.ts';
+import { formBody, requiredParam } from './token-endpoint/form-params.ts';
+import { readTokenState } from './issued-tokens/state.ts';
 
 /**
  * POST /api/oauth/introspect (RFC 7662). The caller authenticates as a client

@@ -4,9 +4,9 @@ import { REVOCATION_SCHEMA } from './schemas.ts';
 import { declarePublicRoute } from '../http/operation.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { OAuthError } from './errors.ts';
-import { authenticateClient } from './token/client-auth.ts';
-import { formBody, param, requiredParam } from './token/form-params.ts';
-import { sha256 } from './tokens/secrets.ts';
+import { authenticateClient } from './token-endpoint/client-auth.ts';
+import { formBody, param, requiredParam } from './token-endpoint/form-params.ts';
+import { sha256 } from './issued-tokens/secrets.ts';
 
 /** POST /api/oauth/revoke (RFC 7009). */
 export function registerRevocationRoute(app: FastifyInstance, deps: Deps): void {

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { toHttpError } from '../http/error-handler.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
-import { GRANT_HANDLERS } from '../oauth/token/route.ts';
+import { GRANT_HANDLERS } from '../oauth/token-endpoint/route.ts';
 import { OPS_PATHS } from './health.ts';
 
 /** The route label of a request no route matched (404s, malformed URLs). */

@@ -1,8 +1,8 @@
 import type { Store, Token } from '../store/types.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { grantedScopes, type Scope } from '../access/scopes.ts';
-import { sha256 } from '../oauth/tokens/secrets.ts';
-import { tokenState } from '../oauth/tokens/state.ts';
+import { sha256 } from '../oauth/issued-tokens/secrets.ts';
+import { tokenState } from '../oauth/issued-tokens/state.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
 
 /** Who is calling, as the guard decided. */

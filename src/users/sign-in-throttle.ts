@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
 import { httpError, type HttpError } from '../http/http-error.ts';
-import { sha256 } from '../oauth/tokens/secrets.ts';
+import { sha256 } from '../oauth/issued-tokens/secrets.ts';
 
 /**
  * A growing delay between password checks of one account, wherever they come

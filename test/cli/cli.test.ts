@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultText, SETTINGS } from '../../src/config/defaults.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
 import { verifyPassword } from '../../src/users/passwords.ts';
-import { sha256 } from '../../src/oauth/tokens/secrets.ts';
+import { sha256 } from '../../src/oauth/issued-tokens/secrets.ts';
 import { databaseDump, obtainTokens, type FlowServer } from '../helpers/flow.ts';
 import { registerPublicClient } from '../helpers/oauth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

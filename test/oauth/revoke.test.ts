@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/oauth/tokens/secrets.ts';
+import { sha256 } from '../../src/oauth/issued-tokens/secrets.ts';
 import {
   expectOAuthError,
   isActive,

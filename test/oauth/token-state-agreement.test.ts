@@ -1,6 +1,6 @@
 /**
  * The refresh grant, introspection and the bearer guard read a token's state
- * from one function (src/oauth/tokens/state.ts), so at any instant they agree
+ * from one function (src/oauth/issued-tokens/state.ts), so at any instant they agree
  * on it. Each case asks introspection first (it changes nothing), then the
  * endpoint that acts on the token, at the same frozen millisecond.
  */

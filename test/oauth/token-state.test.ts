@@ -1,9 +1,9 @@
 /**
- * tokenState (src/oauth/tokens/state.ts): what a stored token is at an
+ * tokenState (src/oauth/issued-tokens/state.ts): what a stored token is at an
  * instant. The refresh grant, introspection and the bearer guard all ask it.
  */
 import { describe, expect, it } from 'vitest';
-import { tokenState } from '../../src/oauth/tokens/state.ts';
+import { tokenState } from '../../src/oauth/issued-tokens/state.ts';
 import type { Token } from '../../src/store/types.ts';
 
 const T0 = 1_700_000_000_000;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAuthError } from '../../src/oauth/errors.ts';
 import type { Scope } from '../../src/access/scopes.ts';
-import { sha256 } from '../../src/oauth/tokens/secrets.ts';
+import { sha256 } from '../../src/oauth/issued-tokens/secrets.ts';
 import { authorizeRequest, type Caller, type GuardInput } from '../../src/resource/guard.ts';
 import type { ResourceName } from '../../src/resource/protected-resources.ts';
 import { callUserinfo, parseChallenge, type JsonResponse } from '../helpers/bearer.ts';

@@ -4,7 +4,7 @@ import type { User } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
 import { grantableScopes } from '../../access/roles.ts';
 import { formatScope } from '../../access/scopes.ts';
-import { newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
+import { newSecret, PREFIX, sha256 } from '../issued-tokens/secrets.ts';
 import type { AuthorizationRequest } from './validate-request.ts';
 
 /**

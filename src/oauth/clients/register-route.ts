@@ -5,7 +5,7 @@ import { declarePublicRoute } from '../../http/operation.ts';
 import { rateLimitFor } from '../../http/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
-import { newClientId, newSecret, PREFIX, sha256 } from '../tokens/secrets.ts';
+import { newClientId, newSecret, PREFIX, sha256 } from '../issued-tokens/secrets.ts';
 import { validateClientMetadata } from './validate-metadata.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/index.ts';
 import type { Deps } from '../../deps.ts';
-import { newSecret, PREFIX, sha256 } from '../../oauth/tokens/secrets.ts';
+import { newSecret, PREFIX, sha256 } from '../../oauth/issued-tokens/secrets.ts';
 import type { Session, User } from '../../store/types.ts';
 
 /**

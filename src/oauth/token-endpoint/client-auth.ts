@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import type { Client } from '../../store/types.ts';
 import { OAuthError } from '../errors.ts';
-import { sha256 } from '../tokens/secrets.ts';
+import { sha256 } from '../issued-tokens/secrets.ts';
 import { param, type FormParams } from './form-params.ts';
 import { resolveClient } from '../clients/resolve-client.ts';
 import { AUTHORIZATION_SERVER as AS } from '../../util/authorization-server.ts';

@@ -1,6 +1,6 @@
 import { OAuthError } from '../../errors.ts';
 import { isWellFormedVerifier, verifyS256 } from '../../pkce.ts';
-import { sha256 } from '../../tokens/secrets.ts';
+import { sha256 } from '../../issued-tokens/secrets.ts';
 import { requiredParam } from '../form-params.ts';
 import type { GrantHandler } from '../grant-handler.ts';
 import { mintPair, tokenResponse, type MintedPair } from '../issue-tokens.ts';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.ts';
 import type { Client, Token } from '../../store/types.ts';
-import { newSalt, newSecret, PREFIX, sha256, successorSecrets } from '../tokens/secrets.ts';
+import { newSalt, newSecret, PREFIX, sha256, successorSecrets } from '../issued-tokens/secrets.ts';
 
 /** RFC 6749 §5.1 successful response (plus id_token when OpenID Connect adds one). */
 export interface TokenResponse {
