@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
-import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
-import { RATE_LIMIT_POLICIES, RATE_LIMIT_WINDOW_SECONDS, type RateLimitPolicy } from '../http/rate-limit.ts';
+import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../http/requests/body-limits.ts';
+import { RATE_LIMIT_POLICIES, RATE_LIMIT_WINDOW_SECONDS, type RateLimitPolicy } from '../http/requests/rate-limit.ts';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
 import { PAGE_SIZE } from '../platform/page-size.ts';

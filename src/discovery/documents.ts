@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { declarePublicRoute } from '../http/operation.ts';
+import { declarePublicRoute } from '../http/routes/operation.ts';
 import { RecordService } from '../platform/records.ts';
 import { authMarkdown } from './auth-md.ts';
 import { llmsText } from './llms-txt.ts';

@@ -2,13 +2,13 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { SCOPES } from '../access/scopes.ts';
-import { NUL_REFUSAL } from '../http/reject-nul.ts';
+import { NUL_REFUSAL } from '../http/requests/reject-nul.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { DOCUMENT_PATHS } from './paths.ts';
 import { OAUTH_SCHEME } from '../resource/declare-route.ts';
-import { errorResponses, withDocumentedRequest } from '../http/route-docs.ts';
+import { errorResponses, withDocumentedRequest } from '../http/routes/route-docs.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
-import { rateLimitHeadersDoc, type RateLimitPolicy } from '../http/rate-limit.ts';
+import { rateLimitHeadersDoc, type RateLimitPolicy } from '../http/requests/rate-limit.ts';
 import { IDEMPOTENCY_ERRORS, IDEMPOTENCY_HEADER, IDEMPOTENCY_HEADER_DOC } from '../platform/idempotency.ts';
 
 /**
@@ -52,7 +52,7 @@ function withIdempotencyKey(route: RouteOptions, schema: FastifySchema): Fastify
 }
 
 /**
- * An operation with a rate-limit policy (http/rate-limit.ts) documents the
+ * An operation with a rate-limit policy (http/requests/rate-limit.ts) documents the
  * RateLimit-Policy and RateLimit fields on every answer, and its 429 with
  * Retry-After; a limit set to 0 is no policy and documents none.
  */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { declarePublicRoute } from '../http/operation.ts';
+import { declarePublicRoute } from '../http/routes/operation.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import type { KeyRing } from '../keys/keyring.ts';
 import { PRM_PATHS } from '../resource/protected-resources.ts';

@@ -1,6 +1,6 @@
 import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
-import { logError } from '../http/error-handler.ts';
-import { HttpError } from '../http/http-error.ts';
+import { logError } from '../http/errors/error-handler.ts';
+import { HttpError } from '../http/errors/http-error.ts';
 import { AREA_LIST, AREAS, type AreaDef } from '../platform/areas.ts';
 import { listAll } from '../platform/list-all.ts';
 import { INTERNAL_ERROR } from './json-rpc-error.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { MCP_BODY_LIMIT_BYTES } from '../http/body-limits.ts';
-import { rateLimitFor } from '../http/rate-limit.ts';
+import { MCP_BODY_LIMIT_BYTES } from '../http/requests/body-limits.ts';
+import { rateLimitFor } from '../http/requests/rate-limit.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { RecordService } from '../platform/records.ts';
 import { authorizeRequest, bearerTokenHash } from '../resource/guard.ts';

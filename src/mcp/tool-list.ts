@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Scope } from '../access/scopes.ts';
-import { logError } from '../http/error-handler.ts';
-import { httpError, HttpError } from '../http/http-error.ts';
+import { logError } from '../http/errors/error-handler.ts';
+import { httpError, HttpError } from '../http/errors/http-error.ts';
 import type { Caller } from '../resource/guard.ts';
 import { ANSWER_MAX_CHARS } from './answer-limit.ts';
 import { checkArguments, closest } from './arguments.ts';

@@ -1,10 +1,10 @@
-import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from '../http/http-error.ts';
+import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from '../http/errors/http-error.ts';
 
 /**
  * The authorization server's and the bearer guard's codes (RFC 6749 §4.1.2.1 and
  * §5.2, RFC 6750 §3.1, RFC 7591 §3.2.2, RFC 8707, OIDC Core §3.1.2.6) on top of
  * the shared ones. Each carries the HTTP status it maps to;
- * src/http/error-handler.ts is the one place that turns them into responses.
+ * src/http/errors/error-handler.ts is the one place that turns them into responses.
  */
 export type OAuthErrorCode =
   | HttpErrorCode

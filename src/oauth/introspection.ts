@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { INTROSPECTION_SCHEMA } from './schemas.ts';
-import { declarePublicRoute } from '../http/operation.ts';
+import { declarePublicRoute } from '../http/routes/operation.ts';
 import { resourcesFor } from './resources.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { authenticateClient } from './token-endpoint/client-auth.ts';

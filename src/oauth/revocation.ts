@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { REVOCATION_SCHEMA } from './schemas.ts';
-import { declarePublicRoute } from '../http/operation.ts';
+import { declarePublicRoute } from '../http/routes/operation.ts';
 import { ENDPOINTS } from './endpoints.ts';
 import { OAuthError } from './errors.ts';
 import { authenticateClient } from './token-endpoint/client-auth.ts';

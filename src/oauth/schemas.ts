@@ -1,10 +1,10 @@
 import type { FastifySchema } from 'fastify';
-import { describeRoute, errorResponses, stringParams } from '../http/route-docs.ts';
+import { describeRoute, errorResponses, stringParams } from '../http/routes/route-docs.ts';
 import { AUTHORIZATION_SERVER as AS, orList } from '../util/authorization-server.ts';
 
 /**
  * OpenAPI descriptions of the OAuth routes. Request parts
- * are documentation only (see http/route-docs.ts): the endpoints keep judging
+ * are documentation only (see http/routes/route-docs.ts): the endpoints keep judging
  * their own parameters, with their own error codes.
  */
 

@@ -1,5 +1,5 @@
 import type { FastifySchema } from 'fastify';
-import { errorResponses } from '../http/route-docs.ts';
+import { errorResponses } from '../http/routes/route-docs.ts';
 import { noStore } from '../oauth/schemas.ts';
 
 /** OpenAPI description of UserInfo, beside the OAuth routes' own (oauth/schemas.ts). */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { errorResponses } from '../http/route-docs.ts';
-import { declarePublicRoute } from '../http/operation.ts';
+import { errorResponses } from '../http/routes/route-docs.ts';
+import { declarePublicRoute } from '../http/routes/operation.ts';
 import type { Store } from '../store/types.ts';
 
 /**

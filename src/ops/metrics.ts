@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { toHttpError } from '../http/error-handler.ts';
+import { toHttpError } from '../http/errors/error-handler.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { GRANT_HANDLERS } from '../oauth/token-endpoint/route.ts';
 import { OPS_PATHS } from './health.ts';

@@ -1,4 +1,4 @@
-import { HTTP_ERROR_STATUS, HttpError } from '../http/http-error.ts';
+import { HTTP_ERROR_STATUS, HttpError } from '../http/errors/http-error.ts';
 
 /**
  * The codes /api/v1 and the MCP tools answer with: the shared ones and the

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
-import { describeCause } from '../http/http-error.ts';
+import { describeCause } from '../http/errors/http-error.ts';
 import type { Caller } from '../resource/guard.ts';
 import { DuplicateError, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { registerOperation, type Operation } from '../http/operation.ts';
+import { registerOperation, type Operation } from '../http/routes/operation.ts';
 import type { Scope } from '../access/scopes.ts';
 import { protect } from './fastify-guard.ts';
 

@@ -24,7 +24,7 @@ function hasTokenParam(request: FastifyRequest): boolean {
 
 /**
  * The bearer guard of a route that needs scopes. Routes get it from their
- * declaration (src/http/operation.ts), which also documents the same scopes.
+ * declaration (src/http/routes/operation.ts), which also documents the same scopes.
  */
 export function protect(deps: Deps, required: readonly Scope[], options: ProtectOptions): preValidationAsyncHookHandler {
   const resource = options.resource ?? 'api';

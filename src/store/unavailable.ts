@@ -1,4 +1,4 @@
-import { httpError, type HttpError } from '../http/http-error.ts';
+import { httpError, type HttpError } from '../http/errors/http-error.ts';
 
 /** Seconds a client is asked to wait before it retries a request the database could not serve. */
 export const STORE_RETRY_AFTER_SECONDS = 3;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.ts';
 import type { Deps } from '../deps.ts';
-import { httpError, type HttpError } from '../http/http-error.ts';
+import { httpError, type HttpError } from '../http/errors/http-error.ts';
 import { sha256 } from '../oauth/issued-tokens/secrets.ts';
 
 /**

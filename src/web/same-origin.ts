@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.ts';
-import { httpError } from '../http/http-error.ts';
+import { httpError } from '../http/errors/http-error.ts';
 
 const REFUSED = 'This form was not sent from this site’s own page, so nothing was done. Open the page on this site and try again.';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorSender, registerErrorHandling } from '../../src/http/error-handler.ts';
+import { errorSender, registerErrorHandling } from '../../src/http/errors/error-handler.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 import { PlatformError } from '../../src/platform/errors.ts';
 import { httpErrorPage } from '../../src/web/pages/error.ts';

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setStrictBodyValidation } from '../../src/http/validators.ts';
+import { setStrictBodyValidation } from '../../src/http/requests/validators.ts';
 
 /**
- * The request validators (src/http/validators.ts): parameters coerced, JSON
+ * The request validators (src/http/requests/validators.ts): parameters coerced, JSON
  * bodies taken as sent, and Ajv's first error reported.
  */
 describe('request validators', () => {

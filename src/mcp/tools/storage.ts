@@ -5,7 +5,7 @@ import { fileJson } from '../../platform/files/file-json.ts';
 import { ALLOWED_CONTENT_TYPES, type AllowedContentType } from '../../platform/files/file-types.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
-import { MCP_BODY_LIMIT_BYTES } from '../../http/body-limits.ts';
+import { MCP_BODY_LIMIT_BYTES } from '../../http/requests/body-limits.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { LIST_MAX } from './records.ts';
 

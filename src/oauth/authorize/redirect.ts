@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { logError } from '../../http/error-handler.ts';
+import { logError } from '../../http/errors/error-handler.ts';
 import type { OAuthError } from '../errors.ts';
 
 /** Where an authorization response goes: the trusted redirect URI, with the client's state. */

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { registrationSchema } from '../schemas.ts';
-import { declarePublicRoute } from '../../http/operation.ts';
-import { rateLimitFor } from '../../http/rate-limit.ts';
+import { declarePublicRoute } from '../../http/routes/operation.ts';
+import { rateLimitFor } from '../../http/requests/rate-limit.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
 import { newClientId, newSecret, PREFIX, sha256 } from '../issued-tokens/secrets.ts';

@@ -5,7 +5,7 @@ import { AccountService, type AccountPatch } from '../account.ts';
 import { AREAS } from '../areas.ts';
 import { recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { API_PREFIX } from './paths.ts';
 import { tokenCaller } from './token-caller.ts';

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { PlatformError } from '../errors.ts';
 import { APPEARANCE_DEFAULTS, AppearanceService, LOGO_PATH, THEMES, type AppearancePatch } from '../appearance.ts';
 import { FILE_ID_PATTERN, FileService } from '../files/file-service.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { API_PREFIX } from './paths.ts';
 import { sendFile } from './send-file.ts';

@@ -4,7 +4,7 @@ import { AREAS } from '../areas.ts';
 import { CurriculumService, curriculumView, type ReorderInput } from '../curriculum.ts';
 import { recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { API_PREFIX } from './paths.ts';
 

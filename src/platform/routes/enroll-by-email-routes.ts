@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { AREAS } from '../areas.ts';
 import { BULK_ENROLL_LIMIT, EnrollByEmailService, type BulkEnrollInput, type EnrollByEmailInput } from '../enroll-by-email.ts';

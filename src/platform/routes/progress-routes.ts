@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { AREAS } from '../areas.ts';
 import { recordSchema } from '../fields.ts';

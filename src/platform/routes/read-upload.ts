@@ -1,6 +1,6 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { describeCause, HttpError } from '../../http/http-error.ts';
+import { describeCause, HttpError } from '../../http/errors/http-error.ts';
 import { PlatformError } from '../errors.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { MAX_FILE_BYTES, type FileService } from '../files/file-service.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { errorResponses as errors } from '../../http/route-docs.ts';
+import { errorResponses as errors } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { aLabel, AREA_LIST, type AreaDef } from '../areas.ts';

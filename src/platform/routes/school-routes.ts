@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { projectSchool, SCHOOL_DEFAULTS, SchoolSettingsService, type SchoolPatch } from '../school-settings.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { API_PREFIX } from './paths.ts';
 

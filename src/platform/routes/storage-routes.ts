@@ -1,12 +1,12 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { rateLimitFor } from '../../http/rate-limit.ts';
+import { rateLimitFor } from '../../http/requests/rate-limit.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
 import { fileJson } from '../files/file-json.ts';
 import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
-import { errorResponses } from '../../http/route-docs.ts';
+import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
 import { API_PREFIX } from './paths.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { errorResponses as errors } from '../../http/route-docs.ts';
+import { errorResponses as errors } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '../webhooks/events.ts';
 import { PlatformError } from '../errors.ts';

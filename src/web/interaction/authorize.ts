@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { hasCoveringGrant } from '../../oauth/authorize/covering-grant.ts';
 import { issueCode } from '../../oauth/authorize/issue-code.ts';
 import { redirectWithCode, redirectWithError } from '../../oauth/authorize/redirect.ts';
-import { declarePublicRoute } from '../../http/operation.ts';
+import { declarePublicRoute } from '../../http/routes/operation.ts';
 import {
   CARRIED_PARAMS,
   validateAuthorizationRequest,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { rateLimitFor } from '../../http/rate-limit.ts';
+import { rateLimitFor } from '../../http/requests/rate-limit.ts';
 import type { RawParams } from '../../oauth/authorize/validate-request.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
 import { HIDDEN } from '../../oauth/schemas.ts';

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config/index.ts';
+import type { Config } from '../../config/index.ts';
 
 const MINUTE_MS = 60_000;
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { httpError } from './http-error.ts';
+import { httpError } from '../errors/http-error.ts';
 
 /** The refusal every route answers (400 invalid_request) when a parameter holds a NUL character. */
 export const NUL_REFUSAL = 'Parameters must not contain NUL characters';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
-import type { Config } from '../config/index.ts';
+import type { Config } from '../../config/index.ts';
 import { serializeRequest } from './log-redaction.ts';
-import { inPathSet, type PathSet } from './path-set.ts';
+import { inPathSet, type PathSet } from '../requests/path-set.ts';
 
 export interface AppLogger {
   /** Fastify's `logger` option. */

@@ -6,7 +6,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
  * serializer), status and time. Fastify's default writes two lines per
  * request (received, completed). Off, no line is written for a request that
  * completed; a response that failed on the socket is still logged. Errors
- * the app handles are logged where they happen (src/http/error-handler.ts),
+ * the app handles are logged where they happen (src/http/errors/error-handler.ts),
  * and events (a failed sign-in, a registration, a revocation) by the code
  * that has them, either way.
  */
