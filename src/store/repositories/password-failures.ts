@@ -1,0 +1,30 @@
+/** The answer to a claimed password check (src/users/sign-in-throttle.ts). */
+export interface PasswordCheckClaim {
+  /** false: the account is waiting; check no password before blockedUntil. */
+  allowed: boolean;
+  /** Failures counted so far, this claim included when allowed. */
+  failures: number;
+  /** Allowed: the end of the wait this check starts if it fails (now when none). Refused: the end of the current wait. */
+  blockedUntil: number;
+}
+
+/**
+ * Failed password checks, keyed by a hash of the account's normalized email
+ * (for emails without an account too). Shared by every instance on the store.
+ */
+export interface PasswordFailureStore {
+  /**
+   * Contract: atomically, however many instances race for one key: while
+   * the key waits (now < blockedUntil) refuses and changes nothing;
+   * otherwise counts the check as a failure (from 1 again once the count
+   * has expired), sets blockedUntil to now + delayFor(failures) and keeps
+   * the count until `keepMs` after that. A check that then succeeds calls
+   * clear(). Counting before the check means a burst of parallel guesses
+   * meets the wait as soon as enough of them are counted.
+   */
+  claim(key: string, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<PasswordCheckClaim>;
+  /** Forgets the key's failures (a correct password). */
+  clear(key: string): Promise<void>;
+  /** Deletes counts that expired before `before`; returns how many. */
+  purgeExpired(before: number): Promise<number>;
+}
