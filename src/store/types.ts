@@ -1,7 +1,7 @@
 /**
  * The store: narrow repositories, each with a written contract. One Kysely
  * implementation serves SQLite and PostgreSQL (src/store/kysely/); one
- * contract suite (test/store/contract.test.ts) runs against both.
+ * contract suite (test/store/contract/, a file per repository) runs against both.
  *
  * Conventions: times are epoch milliseconds (numbers on both stores);
  * credentials (tokens, codes, client secrets, session ids) are passed in and

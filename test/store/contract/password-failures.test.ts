@@ -1,0 +1,72 @@
+/**
+ * The store contract of password failures (src/store/repositories/), run against every
+ * store kind: SQLite always, PostgreSQL when TEST_DATABASE_URL is set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/types.ts';
+import { STORE_KINDS } from '../../helpers/stores.ts';
+import { PAST, T0, expectNumericTimes, hash, openContractStore } from '../../helpers/store-contract.ts';
+
+describe.each(STORE_KINDS)('store contract: password failures (%s)', (kind) => {
+  let store: Store;
+  beforeAll(async () => ({ store } = await openContractStore(kind)));
+  afterAll(() => store?.close());
+
+  describe('password failures', () => {
+    /** 0 for the first two failures, then 1 s doubling: the shape the sign-in throttle uses. */
+    const delayFor = (failures: number) => (failures < 3 ? 0 : 1000 * 2 ** (failures - 3));
+    const KEEP = 10_000;
+    const claim = (key: string, now: number) => store.passwordFailures.claim(key, now, delayFor, KEEP);
+
+    it('claim counts each allowed check, refuses while the key waits without counting, and forgets KEEP after the wait', async () => {
+      const key = hash();
+      expect(await claim(key, T0)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 });
+      expect(await claim(key, T0 + 1)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 + 1 });
+      const third = await claim(key, T0 + 2);
+      expect(third).toEqual({ allowed: true, failures: 3, blockedUntil: T0 + 1002 });
+      expectNumericTimes(third, ['blockedUntil']);
+      // Waiting: refused, and the refusal is not counted.
+      expect(await claim(key, T0 + 500)).toEqual({ allowed: false, failures: 3, blockedUntil: T0 + 1002 });
+      expect(await claim(key, T0 + 1001)).toEqual({ allowed: false, failures: 3, blockedUntil: T0 + 1002 });
+      expect(await claim(key, T0 + 1002)).toEqual({ allowed: true, failures: 4, blockedUntil: T0 + 3002 });
+      // Kept until KEEP after the wait ends, then forgotten: the next check counts from 1 again.
+      expect(await claim(key, T0 + 3002 + KEEP - 1)).toEqual({ allowed: true, failures: 5, blockedUntil: T0 + 3002 + KEEP - 1 + 4000 });
+      expect(await claim(key, T0 + 7001 + 2 * KEEP)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 + 7001 + 2 * KEEP });
+    });
+
+    it('clear forgets one key only', async () => {
+      const [a, b] = [hash(), hash()];
+      for (const now of [T0, T0, T0]) await claim(a, now);
+      await claim(b, T0);
+      await store.passwordFailures.clear(a);
+      expect(await claim(a, T0)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 });
+      expect(await claim(b, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
+      await expect(store.passwordFailures.clear(hash())).resolves.toBeUndefined();
+    });
+
+    it('of many racing claims of one key, exactly as many as reach the wait are allowed', async () => {
+      const key = hash();
+      const claims = await Promise.all(Array.from({ length: 8 }, () => claim(key, T0)));
+      expect(claims.filter((c) => c.allowed).map((c) => c.failures).sort()).toEqual([1, 2, 3]);
+      expect(claims.filter((c) => !c.allowed)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, failures: 3, blockedUntil: T0 + 1000 })));
+    });
+
+    it('a check that starts no wait refuses no racing claim, even one whose clock read came earlier', async () => {
+      const key = hash();
+      expect(await claim(key, T0 + 5)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 + 5 });
+      expect(await claim(key, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
+    });
+
+    it('purgeExpired deletes counts that expired before the given time', async () => {
+      const [gone, boundary, kept] = [hash(), hash(), hash()];
+      await claim(gone, PAST - KEEP - 1);
+      await claim(boundary, PAST - KEEP);
+      await claim(kept, PAST);
+      expect(await store.passwordFailures.purgeExpired(PAST)).toBe(1);
+      // The kept counts go on; the purged one starts again.
+      expect(await claim(boundary, PAST - KEEP)).toEqual({ allowed: true, failures: 2, blockedUntil: PAST - KEEP });
+      expect(await claim(kept, PAST)).toEqual({ allowed: true, failures: 2, blockedUntil: PAST });
+      expect(await claim(gone, PAST - KEEP - 1)).toEqual({ allowed: true, failures: 1, blockedUntil: PAST - KEEP - 1 });
+    });
+  });
+});
