@@ -2,7 +2,7 @@
 // app.log.info(...), log.error(...)). What a log line says is for the operator,
 // not part of any contract a client sees, and a mutant there can only blank or
 // drop what is logged, never add a secret to it (what may be logged at all is
-// decided by the redaction in src/http/log-redaction.ts, which is tested).
+// decided by the redaction in src/http/logging/log-redaction.ts, which is tested).
 import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 
 const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
