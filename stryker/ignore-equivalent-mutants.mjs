@@ -5,6 +5,8 @@
 // run, so the list cannot silently outlive the code it describes.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import process from 'node:process';
+import { URL } from 'node:url';
 import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 
 const LIST = JSON.parse(readFileSync(new URL('./equivalent-mutants.json', import.meta.url), 'utf8'));
@@ -15,6 +17,7 @@ const MUTATED_BY = {
   BooleanLiteral: (p) => p.isBooleanLiteral() || (p.isUnaryExpression() && p.node.operator === '!'),
   ConditionalExpression: (p) => p.isExpression() && (p.parentPath?.isIfStatement() || p.parentPath?.isConditionalExpression()) && p.key === 'test',
   LogicalOperator: (p) => p.isLogicalExpression(),
+  ArithmeticOperator: (p) => p.isBinaryExpression() && ['+', '-', '*', '/', '%'].includes(p.node.operator),
   EqualityOperator: (p) => p.isBinaryExpression() && ['<', '<=', '>', '>=', '==', '===', '!=', '!=='].includes(p.node.operator),
   MethodExpression: (p) => p.isCallExpression() || p.isOptionalCallExpression(),
   OptionalChaining: (p) => p.isOptionalMemberExpression() || p.isOptionalCallExpression(),

@@ -76,4 +76,19 @@ describe('/mcp routes', () => {
       await server.close();
     }
   });
+
+  it('answers a tool whose store fails with a plain failure, never the cause', async () => {
+    const server = await startTestServer(STORE_KINDS[0]!);
+    try {
+      // An anonymous catalog call passes the guard without the store; the tool then meets a closed database.
+      await server.deps.store.close();
+      const res = await mcpPost(server.issuer, rpc('tools/call', { name: 'list_records', arguments: { area: 'courses' } }));
+      expect({ status: res.status, result: (res.json as { result?: unknown }).result }).toEqual({
+        status: 200,
+        result: { content: [{ type: 'text', text: 'The tool failed; try again later.' }], isError: true },
+      });
+    } finally {
+      await server.app.close();
+    }
+  });
 });
