@@ -63,7 +63,7 @@ const CAUSES: Record<string, { created?: WebhookEventType; became?: [column: str
 export function eventsOnCreate(area: AreaDef, row: Row, now: number): OutboxEvent[] {
   const cause = CAUSES[area.name];
   if (!cause) return [];
-  const types = [...(cause.created ? [cause.created] : []), ...(cause.became ?? []).filter(([col, value]) => row[col] === value).map(([, , type]) => type)];
+  const types = [...(cause.created ? [cause.created] : []), ...(cause.became?.filter(([col, value]) => row[col] === value).map(([, , type]) => type) ?? [])];
   return types.map((type) => webhookEvent(type, rowToRecord(area.fields, row), now));
 }
 
