@@ -28,17 +28,25 @@ const WRITE_EVERY_MS = 250;
 export function appLogger(level: Config['logLevel']): AppLogger {
   if (level === 'silent') return { options: false, close: async () => {} };
   const stream = pino.destination({ dest: 1, sync: false, minLength: WRITE_AT_BYTES });
-  const timer = setInterval(() => flush(), WRITE_EVERY_MS).unref();
+  // The timer writes only when a line came since its last round: an idle server writes nothing.
+  let waiting = false;
+  const timer = setInterval(() => waiting && flush(), WRITE_EVERY_MS).unref();
   // A flush before the destination is open (its first moments) throws; the next one writes it all.
   const flush = (done: (err?: Error) => void = () => {}) => {
+    waiting = false;
     try {
       stream.flush(done);
     } catch (err) {
+      waiting = true;
       done(err as Error);
     }
   };
+  const noteLine = (line: string) => {
+    waiting = true;
+    return line;
+  };
   return {
-    options: { level, serializers: { req: serializeRequest }, stream },
+    options: { level, serializers: { req: serializeRequest }, hooks: { streamWrite: noteLine }, stream },
     close: () =>
       new Promise((resolve) => {
         clearInterval(timer);
