@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs the real-client end-to-end tests on Node.js 22 and 24 (from the npm
-# registry) against PostgreSQL. SQLite needs better-sqlite3 compiled for the
+# registry) against PostgreSQL: each OAuth, OIDC and MCP client library signs
+# in and calls the server. The whole suite runs on the machine's Node.js; these
+# files are the ones where a runtime difference would show (fetch, crypto,
+# child processes, the SDKs' transports). SQLite needs better-sqlite3 compiled for the
 # running Node ABI, which `npm install` on that version provides; this machine
 # has no headers to compile it for other versions, so those runs use PostgreSQL.
 set -euo pipefail
@@ -10,7 +13,9 @@ for major in 22 24; do
   node_bin="$(npx -y -p "node@${major}" node -e 'process.stdout.write(process.execPath)')"
   echo "== Node $("$node_bin" --version): OAuth, OIDC and MCP clients end to end (PostgreSQL store)"
   TEST_STORES=postgres "$node_bin" node_modules/vitest/vitest.mjs run \
-    test/e2e/oauth4webapi-flow.test.ts test/e2e/openid-client.test.ts test/mcp test/discovery/metadata.test.ts
+    test/e2e/oauth4webapi-flow.test.ts test/e2e/openid-client.test.ts test/discovery/metadata.test.ts \
+    test/mcp/mcp-oauth.test.ts test/mcp/mcp-client-v2.test.ts test/mcp/mcp-remote.test.ts \
+    test/mcp/mcp-inspector-cli.test.ts test/mcp/mcp-client-metadata-document.test.ts
 done
 
 # The production bundle (dist/lyceum.js, from `npm run build`) starts and serves on each version too.
