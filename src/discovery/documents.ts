@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { declarePublicRoute } from '../http/routes/operation.ts';
 import { RecordService } from '../platform/records.ts';
-import { authMarkdown } from './auth-md.ts';
+import { authMarkdown } from './auth-md/index.ts';
 import { llmsText } from './llms-txt.ts';
 import { DOCUMENT_PATHS } from './paths.ts';
 import { pricingMarkdown } from './pricing-md.ts';
@@ -43,6 +43,8 @@ export function authDocument(app: FastifyInstance, deps: Deps): () => string {
 export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
   const records = new RecordService(deps);
   const auth = authDocument(app, deps);
+  // Rendered once at start: a template that names something the view lacks stops the server here, not on a reader's request.
+  app.addHook('onReady', async () => void auth());
 
   declarePublicRoute(
     app,

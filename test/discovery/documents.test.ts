@@ -241,6 +241,14 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
       }
     });
 
+    it('says which grants are refused from what the metadata offers, and leaves no placeholder or blank', async () => {
+      const { json } = await readJson(await fetch(`${server.issuer}/.well-known/oauth-authorization-server`));
+      const granted = json.grant_types_supported as string[];
+      const refused = section(md, 'Not supported').split('\n').find((l) => l.startsWith('- '));
+      expect(refused).toBe(`- Implicit, password, client credentials and device grants; only ${granted.map((g) => `\`${g}\``).join(' and ')}.`);
+      expect(md).not.toMatch(/\{\{|\bundefined\b|\[object Object\]/);
+    });
+
     it.skipIf(!hasShellTools)('walkthrough: the shell blocks run as written against this server', async () => {
       const blocks = [...md.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
       const browser = blocks.findIndex((b) => b.includes('xdg-open'));

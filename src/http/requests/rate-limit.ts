@@ -9,7 +9,7 @@ const MINUTE_MS = 60_000;
  * Every per-minute rate limit, declared once: its policy name (sent in the
  * RateLimit-Policy and RateLimit fields), the setting that sets it and what
  * it counts by. The routes take their limit from here (rateLimitFor),
- * /auth.md lists them from here (discovery/auth-md-limits.ts), and the
+ * /auth.md lists them from here (discovery/auth-md/limits.ts), and the
  * fields name them.
  */
 export const RATE_LIMIT_POLICIES = {

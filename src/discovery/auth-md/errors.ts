@@ -1,13 +1,13 @@
-import type { Config } from '../config/index.ts';
-import { ENDPOINTS } from '../oauth/endpoints.ts';
-import { OAUTH_ERROR_STATUS, type OAuthErrorCode } from '../oauth/errors.ts';
-import { PLATFORM_ERROR_STATUS, type PlatformErrorCode } from '../platform/errors.ts';
-import { MCP_PATH } from '../mcp/path.ts';
-import { API_PREFIX } from '../platform/routes/paths.ts';
-import { IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
-import { documentedPath, PROGRESS_PATHS } from '../platform/routes/progress-paths.ts';
-import { code, table } from './markdown.ts';
-import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
+import type { Config } from '../../config/index.ts';
+import { ENDPOINTS } from '../../oauth/endpoints.ts';
+import { OAUTH_ERROR_STATUS, type OAuthErrorCode } from '../../oauth/errors.ts';
+import { PLATFORM_ERROR_STATUS, type PlatformErrorCode } from '../../platform/errors.ts';
+import { MCP_PATH } from '../../mcp/path.ts';
+import { API_PREFIX } from '../../platform/routes/paths.ts';
+import { IDEMPOTENCY_WAIT_MS } from '../../platform/idempotency.ts';
+import { documentedPath, PROGRESS_PATHS } from '../../platform/routes/progress-paths.ts';
+import { code, table } from '../markdown.ts';
+import { AUTHORIZATION_SERVER } from '../../util/authorization-server.ts';
 
 /** Every code the server answers with: the authorization server's and the platform's. */
 type ErrorCode = OAuthErrorCode | PlatformErrorCode;

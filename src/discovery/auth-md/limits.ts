@@ -1,19 +1,19 @@
-import type { Config } from '../config/index.ts';
-import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../http/requests/body-limits.ts';
-import { RATE_LIMIT_POLICIES, RATE_LIMIT_WINDOW_SECONDS, type RateLimitPolicy } from '../http/requests/rate-limit.ts';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../platform/idempotency.ts';
-import { API_PREFIX } from '../platform/routes/paths.ts';
-import { PAGE_SIZE } from '../platform/page-size.ts';
-import { MCP_PATH } from '../mcp/path.ts';
-import { BULK_ENROLL_LIMIT } from '../platform/enroll-by-email.ts';
-import { MAX_FILE_BYTES } from '../platform/files/file-service.ts';
-import { documentedPath, PROGRESS_PATHS } from '../platform/routes/progress-paths.ts';
-import { readableBytes } from '../util/readable-bytes.ts';
-import { code, duration, table } from './markdown.ts';
+import type { Config } from '../../config/index.ts';
+import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../../http/requests/body-limits.ts';
+import { RATE_LIMIT_POLICIES, type RateLimitPolicy } from '../../http/requests/rate-limit.ts';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../../platform/idempotency.ts';
+import { API_PREFIX } from '../../platform/routes/paths.ts';
+import { PAGE_SIZE } from '../../platform/page-size.ts';
+import { MCP_PATH } from '../../mcp/path.ts';
+import { BULK_ENROLL_LIMIT } from '../../platform/enroll-by-email.ts';
+import { MAX_FILE_BYTES } from '../../platform/files/file-service.ts';
+import { documentedPath, PROGRESS_PATHS } from '../../platform/routes/progress-paths.ts';
+import { readableBytes } from '../../util/readable-bytes.ts';
+import { code, duration, table } from '../markdown.ts';
 
 type LimitsConfig = Pick<
   Config,
-  'rateLimits' | 'passwordFailures' | 'storageQuotaBytes' | 'maxRegisteredClients' | 'unusedClientTtl' | 'registrationBodyLimit' | 'redisUrl' | 'idempotencyKeyRetention'
+  'rateLimits' | 'passwordFailures' | 'storageQuotaBytes' | 'maxRegisteredClients' | 'unusedClientTtl' | 'registrationBodyLimit' | 'idempotencyKeyRetention'
 >;
 
 /** What each rate-limit policy counts and what it answers past its quota; keyed by policy, so a new one does not compile until it is listed. */
@@ -38,7 +38,7 @@ const bytes = (n: number) => `${readableBytes(n)} (${n} bytes)`;
  * Each value is read from the configuration or the constant the code
  * enforces, so the table is what this server does.
  */
-export function limitsSection(config: LimitsConfig): string {
+export function limitsTable(config: LimitsConfig): string {
   const p = config.passwordFailures;
   const rows: string[][] = [
     rateLimitRow(config, 'register'),
@@ -70,12 +70,5 @@ export function limitsSection(config: LimitsConfig): string {
       'then the key is new again; past the wait 409 `idempotency_key_in_use`, `Retry-After`',
     ],
   ];
-  const shared = config.redisUrl
-    ? 'The per-minute limits are counted in Redis, shared by every instance of this server.'
-    : 'The per-minute limits are counted by each instance of this server on its own; the account and storage limits are kept in the database, shared by all.';
-  const fields =
-    `Every answer of a route with a per-minute limit, a 429 included, carries the fields of the IETF draft "RateLimit header fields for HTTP", named by the policy above: ` +
-    `\`RateLimit-Policy: "upload";q=30;w=${RATE_LIMIT_WINDOW_SECONDS}\` (the quota and its window in seconds) and \`RateLimit: "upload";r=29;t=42\` (what is left of the quota, and the seconds until the window ends). ` +
-    'A 429 also carries `Retry-After`, equal to `t`. The per-account password delay is a wait, not a quota: it answers `Retry-After` alone.';
-  return `${table(['What', 'Limit', 'Past it'], rows)}\n\n${shared} ${fields} A 429 is a signal to slow down: wait for \`Retry-After\` seconds where it is given, then try again.`;
+  return table(['What', 'Limit', 'Past it'], rows);
 }
