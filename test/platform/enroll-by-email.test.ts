@@ -4,7 +4,7 @@
  * row limit, and racing calls that make one student and one enrollment.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BULK_ENROLL_LIMIT } from '../../src/platform/enroll-by-email.ts';
+import { BULK_ENROLL_LIMIT } from '../../src/platform/progress/enroll-by-email.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { expectError, marker, startRecordsServer, type RecordsServer } from '../helpers/records.ts';
 

@@ -5,7 +5,7 @@ import { PLATFORM_ERROR_STATUS, type PlatformErrorCode } from '../../platform/er
 import { MCP_PATH } from '../../mcp/path.ts';
 import { API_PREFIX } from '../../platform/routes/paths.ts';
 import { IDEMPOTENCY_WAIT_MS } from '../../platform/idempotency.ts';
-import { documentedPath, PROGRESS_PATHS } from '../../platform/routes/progress-paths.ts';
+import { documentedPath, PROGRESS_PATHS } from '../../platform/progress/paths.ts';
 import { code, table } from '../markdown.ts';
 import { AUTHORIZATION_SERVER } from '../../util/authorization-server.ts';
 

@@ -5,9 +5,9 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../../platform/
 import { API_PREFIX } from '../../platform/routes/paths.ts';
 import { PAGE_SIZE } from '../../platform/page-size.ts';
 import { MCP_PATH } from '../../mcp/path.ts';
-import { BULK_ENROLL_LIMIT } from '../../platform/enroll-by-email.ts';
+import { BULK_ENROLL_LIMIT } from '../../platform/progress/enroll-by-email.ts';
 import { MAX_FILE_BYTES } from '../../platform/files/file-service.ts';
-import { documentedPath, PROGRESS_PATHS } from '../../platform/routes/progress-paths.ts';
+import { documentedPath, PROGRESS_PATHS } from '../../platform/progress/paths.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
 import { code, duration, table } from '../markdown.ts';
 

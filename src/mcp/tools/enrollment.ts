@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AccountService } from '../../platform/account.ts';
 import { AREAS } from '../../platform/areas.ts';
-import { EnrollByEmailService } from '../../platform/enroll-by-email.ts';
+import { EnrollByEmailService } from '../../platform/progress/enroll-by-email.ts';
 import { PlatformError } from '../../platform/errors.ts';
 import { listAll } from '../../platform/list-all.ts';
-import { ProgressService, type CompletionResult, type ProgressReport } from '../../platform/progress.ts';
+import { ProgressService, type CompletionResult, type ProgressReport } from '../../platform/progress/progress-service.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
 
 /**

@@ -6,12 +6,12 @@ import { registerAccountRoutes } from './account-routes.ts';
 import { registerAnalyticsRoutes } from './analytics-routes.ts';
 import { registerAppearanceRoutes } from './appearance-routes.ts';
 import { registerCurriculumRoutes } from './curriculum-routes.ts';
-import { registerEnrollByEmailRoutes } from './enroll-by-email-routes.ts';
-import { registerProgressRoutes } from './progress-routes.ts';
+import { registerEnrollByEmailRoutes } from '../progress/enroll-by-email-routes.ts';
+import { registerProgressRoutes } from '../progress/progress-routes.ts';
 import { registerRecordRoutes } from './records-routes.ts';
 import { registerSchoolRoutes } from './school-routes.ts';
-import { registerStorageRoutes } from './storage-routes.ts';
-import { registerWebhookRoutes } from './webhook-routes.ts';
+import { registerStorageRoutes } from '../files/storage-routes.ts';
+import { registerWebhookRoutes } from '../webhooks/routes.ts';
 
 /**
  * Every /api/v1 route: the generic area routes, then the areas with routes of

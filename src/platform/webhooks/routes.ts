@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { errorResponses as errors } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
-import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from '../webhooks/events.ts';
+import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './events.ts';
 import { PlatformError } from '../errors.ts';
-import { WEBHOOK_SCOPE, WEBHOOK_URL_MAX, WebhookService, type SubscriptionInput, type SubscriptionPatch, type SubscriptionWriter } from '../webhooks/subscriptions.ts';
-import { API_PREFIX } from './paths.ts';
+import { WEBHOOK_SCOPE, WEBHOOK_URL_MAX, WebhookService, type SubscriptionInput, type SubscriptionPatch, type SubscriptionWriter } from './subscriptions.ts';
+import { API_PREFIX } from '../routes/paths.ts';
 
 const EVENT_LIST = WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (needs ${eventArea(type).readScope}): ${WEBHOOK_EVENTS[type].when}`).join(' ');
 

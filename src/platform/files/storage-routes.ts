@@ -3,16 +3,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { rateLimitFor } from '../../http/requests/rate-limit.ts';
 import type { StoredFile } from '../../store/types.ts';
-import { FileService, MAX_FILE_BYTES } from '../files/file-service.ts';
-import { fileJson } from '../files/file-json.ts';
-import { ALLOWED_CONTENT_TYPES } from '../files/file-types.ts';
+import { FileService, MAX_FILE_BYTES } from './file-service.ts';
+import { fileJson } from './file-json.ts';
+import { ALLOWED_CONTENT_TYPES } from './file-types.ts';
 import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
-import { API_PREFIX } from './paths.ts';
+import { API_PREFIX } from '../routes/paths.ts';
 import { PAGE_SIZE } from '../page-size.ts';
-import { sendFile } from './send-file.ts';
-import { tokenCaller } from './token-caller.ts';
+import { sendFile } from '../routes/send-file.ts';
+import { tokenCaller } from '../routes/token-caller.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
 
 const FILE_SCHEMA = {

@@ -1,8 +1,8 @@
-import type { Deps } from '../deps.ts';
-import { isEmailAddress } from '../util/email-address.ts';
-import { AREAS } from './areas.ts';
-import { PlatformError } from './errors.ts';
-import type { RecordService } from './records.ts';
+import type { Deps } from '../../deps.ts';
+import { isEmailAddress } from '../../util/email-address.ts';
+import { AREAS } from '../areas.ts';
+import { PlatformError } from '../errors.ts';
+import type { RecordService } from '../records.ts';
 
 /** The most rows one bulk call takes; a larger list is 400 and nothing is written. */
 export const BULK_ENROLL_LIMIT = 500;

@@ -3,10 +3,10 @@ import type { Deps } from '../../deps.ts';
 import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { AREAS } from '../areas.ts';
-import { BULK_ENROLL_LIMIT, EnrollByEmailService, type BulkEnrollInput, type EnrollByEmailInput } from '../enroll-by-email.ts';
+import { BULK_ENROLL_LIMIT, EnrollByEmailService, type BulkEnrollInput, type EnrollByEmailInput } from './enroll-by-email.ts';
 import { inputSchema, recordSchema } from '../fields.ts';
 import type { RecordService } from '../records.ts';
-import { PROGRESS_PATHS } from './progress-paths.ts';
+import { PROGRESS_PATHS } from './paths.ts';
 
 const COURSE_ID = { ...inputSchema(AREAS.enrollments.fields.course_id), description: 'The course to enroll in' };
 const NAME = { type: 'string', maxLength: 200, description: "The student's name if one is created (default: the part of the email before @); an existing student's name is kept" };

@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { describeCause, HttpError } from '../../http/errors/http-error.ts';
 import { PlatformError } from '../errors.ts';
 import type { StoredFile } from '../../store/types.ts';
-import { MAX_FILE_BYTES, type FileService } from '../files/file-service.ts';
-import { ALLOWED_CONTENT_TYPES, allowedContentType } from '../files/file-types.ts';
+import { MAX_FILE_BYTES, type FileService } from './file-service.ts';
+import { ALLOWED_CONTENT_TYPES, allowedContentType } from './file-types.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
 
 /** Multipart limits, also given to @fastify/multipart: one file of up to MAX_FILE_BYTES, at most 5 other fields. */

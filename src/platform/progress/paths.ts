@@ -1,4 +1,4 @@
-import { API_PREFIX } from './paths.ts';
+import { API_PREFIX } from '../routes/paths.ts';
 
 /** The paths of lesson progress and enrollment by email, in Fastify's `:param` form. */
 export const PROGRESS_PATHS = {

@@ -1,13 +1,13 @@
-import type { Deps } from '../deps.ts';
-import { isCourseComplete, progressPercent } from '../store/progress-rule.ts';
-import type { ProgressChange, Row } from '../store/types.ts';
-import { AccountService } from './account.ts';
-import { AREAS } from './areas.ts';
-import { CurriculumService, type Outline } from './curriculum.ts';
-import { PlatformError } from './errors.ts';
-import { rowToRecord } from './fields.ts';
-import type { RecordService } from './records.ts';
-import { eventsOnCompletion } from './webhooks/events.ts';
+import type { Deps } from '../../deps.ts';
+import { isCourseComplete, progressPercent } from '../../store/progress-rule.ts';
+import type { ProgressChange, Row } from '../../store/types.ts';
+import { AccountService } from '../account.ts';
+import { AREAS } from '../areas.ts';
+import { CurriculumService, type Outline } from '../curriculum.ts';
+import { PlatformError } from '../errors.ts';
+import { rowToRecord } from '../fields.ts';
+import type { RecordService } from '../records.ts';
+import { eventsOnCompletion } from '../webhooks/events.ts';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 

@@ -4,10 +4,10 @@ import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { AREAS } from '../areas.ts';
 import { recordSchema } from '../fields.ts';
-import { ProgressService } from '../progress.ts';
+import { ProgressService } from './progress-service.ts';
 import type { RecordService } from '../records.ts';
-import { PROGRESS_PATHS } from './progress-paths.ts';
-import { tokenCaller } from './token-caller.ts';
+import { PROGRESS_PATHS } from './paths.ts';
+import { tokenCaller } from '../routes/token-caller.ts';
 
 const ID = { type: 'string', minLength: 1, maxLength: 100 };
 const TIME = { type: 'string', format: 'date-time', nullable: true };
