@@ -1,13 +1,14 @@
-import { formatScope, parseScope } from '../access/scopes.ts';
 import type { Config } from '../config/index.ts';
-import { checkOperatorRedirectUri } from '../oauth/operator-redirect-uri.ts';
+import { MetadataRefusal, normaliseClientMetadata } from '../oauth/clients/client-metadata.ts';
 import { newClientId, newSecret, PREFIX, sha256 } from '../oauth/issued-tokens/secrets.ts';
 import type { Client, ClientMetadata, Store } from '../store/types.ts';
-import { AUTHORIZATION_SERVER as AS } from '../util/authorization-server.ts';
 import { parseFlags, UsageError } from './args.ts';
 
 const USAGE =
   'usage: lyceum clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S] | list | show CLIENT_ID | delete CLIENT_ID';
+
+/** The flag that sets each metadata field, for naming it in an error. */
+const FLAGS: Record<string, string> = { client_name: '--name', redirect_uris: '--redirect-uri', scope: '--scope' };
 
 /** When the client last obtained a token (to the minute), or "never". */
 const lastUsed = (c: Client): string => (c.lastUsedAt ? new Date(c.lastUsedAt).toISOString() : 'never');
@@ -31,30 +32,20 @@ export async function addOperatorClient(store: Store, config: Pick<Config, 'loop
   if (positionals.length > 0) throw new UsageError(`clients add: unexpected argument "${positionals[0]}"; ${USAGE}`);
   const name = values.name?.trim();
   if (!name) throw new UsageError('clients add: --name is required (the consent page shows it)');
-  if (name.length > AS.limits.metadataString) throw new UsageError(`--name: must be at most ${AS.limits.metadataString} characters`);
-  const uris = [...new Set(values['redirect-uri'] ?? [])];
+  const uris = values['redirect-uri'] ?? [];
   if (uris.length === 0) throw new UsageError('clients add: at least one --redirect-uri is required');
-  if (uris.length > AS.limits.redirectUris) throw new UsageError(`clients add: at most ${AS.limits.redirectUris} redirect URIs`);
-  const kinds = uris.map((u) => {
-    const check = checkOperatorRedirectUri(u, config.loopbackHosts);
-    if (!check.ok) throw new UsageError(`--redirect-uri: ${check.reason}`);
-    return check.kind;
-  });
-
-  const metadata: ClientMetadata = {
+  const input = {
     client_name: name,
     redirect_uris: uris,
-    grant_types: [...AS.grantTypes],
-    response_types: [...AS.responseTypes],
     token_endpoint_auth_method: values.confidential ? 'client_secret_post' : 'none',
-    // OIDC Dynamic Registration §2: "web" for a client that receives the code on a web server.
-    application_type: kinds.every((k) => k === 'https') ? 'web' : 'native',
+    scope: values.scope,
   };
-  if (values.scope !== undefined) {
-    const { scopes, unknown } = parseScope(values.scope);
-    if (unknown.length > 0) throw new UsageError(`--scope: unknown scope ${unknown.join(' ')}; run "lyceum help" or read /auth.md for the list`);
-    if (scopes.length === 0) throw new UsageError('--scope: name at least one scope');
-    metadata.scope = formatScope(scopes);
+  let metadata: ClientMetadata;
+  try {
+    metadata = normaliseClientMetadata(input, 'operator', config.loopbackHosts);
+  } catch (e) {
+    if (e instanceof MetadataRefusal) throw new UsageError(`${FLAGS[e.field] ?? e.field}: ${e.rule}`);
+    throw e;
   }
   const secret = values.confidential ? newSecret(PREFIX.secret) : undefined;
   const client: Client = { id: newClientId(), secretHash: secret ? sha256(secret) : null, metadata, createdAt: Date.now(), lastUsedAt: null, registration: 'operator' };

@@ -102,27 +102,27 @@ describe('documents refused as invalid_client, each for its one fault', () => {
     { rule: 'a document that is JSON null', body: () => 'null', why: 'it is not a JSON object' },
     { rule: 'a document that is a JSON string', body: (url) => JSON.stringify(url), why: 'it is not a JSON object' },
     { rule: 'a document that is a JSON number', body: () => '42', why: 'it is not a JSON object' },
-    { rule: 'an empty client_name', body: (url) => documentFor(url, { client_name: '' }), why: 'it needs a client_name of 1 to 200 characters' },
-    { rule: 'a client_name of spaces only', body: (url) => documentFor(url, { client_name: '   ' }), why: 'it needs a client_name of 1 to 200 characters' },
-    { rule: 'a client_name of 201 characters', body: (url) => documentFor(url, { client_name: 'n'.repeat(201) }), why: 'it needs a client_name of 1 to 200 characters' },
-    { rule: 'a client_name that is not a string', body: (url) => documentFor(url, { client_name: 42 }), why: 'it needs a client_name of 1 to 200 characters' },
-    { rule: 'a client_name that says the school registered it', body: (url) => documentFor(url, { client_name: 'Claude Code (Registered by the school)' }), why: 'its client_name says the app was registered by the school, which only the school says' },
+    { rule: 'an empty client_name', body: (url) => documentFor(url, { client_name: '' }), why: 'its client_name must be a string of 1 to 200 characters' },
+    { rule: 'a client_name of spaces only', body: (url) => documentFor(url, { client_name: '   ' }), why: 'its client_name must be a string of 1 to 200 characters' },
+    { rule: 'a client_name of 201 characters', body: (url) => documentFor(url, { client_name: 'n'.repeat(201) }), why: 'its client_name must be a string of 1 to 200 characters' },
+    { rule: 'a client_name that is not a string', body: (url) => documentFor(url, { client_name: 42 }), why: 'its client_name must be a string of 1 to 200 characters' },
+    { rule: 'a client_name that says the school registered it', body: (url) => documentFor(url, { client_name: 'Claude Code (Registered by the school)' }), why: 'its client_name must not say the app was registered by the school: only the school registers its own apps' },
     {
       // The draft: "the client_secret and client_secret_expires_at properties MUST NOT be used".
       rule: 'a client_secret_expires_at without client_secret, method none',
       body: (url) => documentFor(url, { client_secret_expires_at: 0 }),
-      why: 'it must not contain client_secret',
+      why: 'its client_secret and client_secret_expires_at must not be there: a document names a public client',
     },
-    { rule: 'redirect_uris that is not an array', body: (url) => documentFor(url, { redirect_uris: 'http://127.0.0.1/callback' }), why: 'it needs redirect_uris' },
-    { rule: 'an empty redirect_uris', body: (url) => documentFor(url, { redirect_uris: [] }), why: 'it needs redirect_uris' },
-    { rule: '11 redirect_uris, one over the limit', body: (url) => documentFor(url, { redirect_uris: loopbackUris(11) }), why: 'it may list at most 10 redirect_uris' },
+    { rule: 'redirect_uris that is not an array', body: (url) => documentFor(url, { redirect_uris: 'http://127.0.0.1/callback' }), why: 'its redirect_uris must be a non-empty array of https or loopback http URIs' },
+    { rule: 'an empty redirect_uris', body: (url) => documentFor(url, { redirect_uris: [] }), why: 'its redirect_uris must be a non-empty array of https or loopback http URIs' },
+    { rule: '11 redirect_uris, one over the limit', body: (url) => documentFor(url, { redirect_uris: loopbackUris(11) }), why: 'its redirect_uris may hold at most 10 URIs' },
     {
       rule: 'grant_types that is not an array',
       body: (url) => documentFor(url, { grant_types: 'authorization_code' }),
-      why: 'its grant_types must include authorization_code',
+      why: 'its grant_types must be an array of strings',
     },
     { rule: 'grant_types without authorization_code', body: (url) => documentFor(url, { grant_types: ['refresh_token'] }), why: 'its grant_types must include authorization_code' },
-    { rule: 'response_types that is not an array', body: (url) => documentFor(url, { response_types: 'code' }), why: 'its response_types must be ["code"]' },
+    { rule: 'response_types that is not an array', body: (url) => documentFor(url, { response_types: 'code' }), why: 'its response_types must be an array of strings' },
     { rule: 'response_types of an unknown type only', body: (url) => documentFor(url, { response_types: ['token'] }), why: 'its response_types must be ["code"]' },
     { rule: 'response_types with code and an unknown type', body: (url) => documentFor(url, { response_types: ['code', 'token'] }), why: 'its response_types must be ["code"]' },
   ];
@@ -176,11 +176,20 @@ describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', (
     expect(await shownMetadata(clientId)).toEqual(KEPT_DEFAULTS);
   });
 
-  it('sets application_type from the redirect URIs: native when all are loopback http, web when any is https', async () => {
+  it('leaves out the grant types Lyceum does not offer, which open registration refuses', async () => {
+    // A document is read by other servers too, which may offer these; a client registering here should know.
+    const grants = ['refresh_token', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'authorization_code'];
+    const clientId = serveDocument('grants', (url) => documentFor(url, { grant_types: grants }));
+    await accepted(clientId);
+    expect((await shownMetadata(clientId)).grant_types).toEqual(['authorization_code', 'refresh_token']);
+  });
+
+  it('sets application_type from the redirect URIs: web when all are https, native otherwise', async () => {
     const CASES: { redirectUris: string[]; use: string; type: string }[] = [
       { redirectUris: ['http://localhost/callback', 'http://127.0.0.1/callback'], use: 'http://127.0.0.1:53123/callback', type: 'native' },
       { redirectUris: ['https://app.example/cb'], use: 'https://app.example/cb', type: 'web' },
-      { redirectUris: ['https://app.example/cb', 'http://localhost/callback'], use: 'http://localhost:53123/callback', type: 'web' },
+      // A loopback redirect lands the code on a device, as `lyceum clients add` reads it too.
+      { redirectUris: ['https://app.example/cb', 'http://localhost/callback'], use: 'http://localhost:53123/callback', type: 'native' },
     ];
     for (const { redirectUris, use, type } of CASES) {
       // The document's own application_type is not taken: the redirect URIs say where the code goes.

@@ -212,17 +212,17 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
       {
         rule: 'a client_secret in the document',
         serve: (path, url) => docs.json(path, documentFor(url, { client_secret: 'shared' })),
-        description: (url) => `The client metadata document at ${url} cannot be used: it must not contain client_secret.`,
+        description: (url) => `The client metadata document at ${url} cannot be used: its client_secret and client_secret_expires_at must not be there: a document names a public client.`,
       },
       {
         rule: 'no client_name',
         serve: (path, url) => docs.json(path, documentFor(url, { client_name: undefined })),
-        description: (url) => `The client metadata document at ${url} cannot be used: it needs a client_name of 1 to 200 characters.`,
+        description: (url) => `The client metadata document at ${url} cannot be used: its client_name must be a string of 1 to 200 characters.`,
       },
       {
         rule: 'no redirect_uris',
         serve: (path, url) => docs.json(path, documentFor(url, { redirect_uris: undefined })),
-        description: (url) => `The client metadata document at ${url} cannot be used: it needs redirect_uris.`,
+        description: (url) => `The client metadata document at ${url} cannot be used: its redirect_uris must be a non-empty array of https or loopback http URIs.`,
       },
       {
         rule: 'only redirect URIs Lyceum cannot use',

@@ -6,11 +6,10 @@
  * metadata-document.ts; this module only judges.
  */
 import type { ClientMetadata } from '../../store/types.ts';
-import { formatScope, parseScope } from '../../access/scopes.ts';
-import { AUTHORIZATION_SERVER as AS, isOneOf, type GrantType, type LoopbackHost } from '../../util/authorization-server.ts';
+import { AUTHORIZATION_SERVER as AS, type LoopbackHost } from '../../util/authorization-server.ts';
 import { OAuthError } from '../errors.ts';
-import { checkLoopbackRedirectUri, matchRegisteredRedirectUri } from '../loopback.ts';
-import { claimsSchoolRegistration } from './client-name.ts';
+import { matchRegisteredRedirectUri } from '../loopback.ts';
+import { MetadataRefusal, normaliseClientMetadata } from './client-metadata.ts';
 
 const LIMITS = AS.limits;
 
@@ -67,23 +66,11 @@ const badDocument = (url: string, why: string) =>
     `The client metadata document at ${url} cannot be used: ${why}.`,
   );
 
-/** A redirect URI a document may list: https (RFC 9700 §2.1: matched exactly), or loopback http (RFC 8252 §7.3). */
-function usableRedirectUri(raw: unknown, loopbackHosts: readonly LoopbackHost[]): raw is string {
-  // An empty string is neither http:// nor https://, so the scheme checks below drop it.
-  if (typeof raw !== 'string' || raw.length > LIMITS.redirectUriLength) return false;
-  if (raw.startsWith('http://')) return checkLoopbackRedirectUri(raw, loopbackHosts).ok;
-  // RFC 6749 §3.1.2: "The endpoint URI MUST NOT include a fragment component."
-  if (!raw.startsWith('https://') || raw.includes('#') || /\s|\\/.test(raw)) return false;
-  if (!URL.canParse(raw)) return false;
-  const url = new URL(raw);
-  return !url.username && !url.password;
-}
-
 /**
  * The document fetched from `url`, checked: a JSON object whose client_id
- * is the URL, with client_name and redirect_uris, for a public client.
- * Returns the metadata Lyceum stores for the client; throws invalid_client
- * with the reason otherwise.
+ * is the URL, read under the document policy (client-metadata.ts: a public
+ * client; https or loopback redirect URIs). Returns the metadata Lyceum
+ * stores for the client; throws invalid_client with the reason otherwise.
  */
 export function checkMetadataDocument(url: string, body: Buffer, loopbackHosts: readonly LoopbackHost[]): ClientMetadata {
   let doc: unknown;
@@ -96,45 +83,12 @@ export function checkMetadataDocument(url: string, body: Buffer, loopbackHosts: 
   const d = doc as Record<string, unknown>;
   // The draft: its client_id "MUST match the Client Identifier URL ... using simple string comparison".
   if (d.client_id !== url) throw badDocument(url, 'its client_id is not the URL it was fetched from');
-  if (typeof d.client_name !== 'string' || d.client_name.trim() === '' || d.client_name.length > LIMITS.metadataString) {
-    throw badDocument(url, `it needs a client_name of 1 to ${LIMITS.metadataString} characters`);
+  try {
+    return normaliseClientMetadata(d, 'document', loopbackHosts);
+  } catch (e) {
+    if (e instanceof MetadataRefusal) throw badDocument(url, e.message);
+    throw e;
   }
-  if (claimsSchoolRegistration(d.client_name)) throw badDocument(url, 'its client_name says the app was registered by the school, which only the school says');
-  // The draft: "the token_endpoint_auth_method property MUST NOT include client_secret_post,
-  // client_secret_basic, client_secret_jwt, or any other method based around a shared symmetric
-  // secret", and "the client_secret and client_secret_expires_at properties MUST NOT be used".
-  // Key-based methods (private_key_jwt) are not offered here: such a client is public.
-  // An absent method means none: RFC 7591's default, client_secret_basic, needs a secret no document can hold.
-  const method = d.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none') throw badDocument(url, 'its token_endpoint_auth_method must be none (a public client; shared secrets are impossible and keys are not supported)');
-  if (d.client_secret !== undefined || d.client_secret_expires_at !== undefined) throw badDocument(url, 'it must not contain client_secret');
-
-  if (!Array.isArray(d.redirect_uris) || d.redirect_uris.length === 0) throw badDocument(url, 'it needs redirect_uris');
-  if (d.redirect_uris.length > LIMITS.redirectUris) throw badDocument(url, `it may list at most ${LIMITS.redirectUris} redirect_uris`);
-  // Like open registration, entries Lyceum cannot use (other schemes, plain http elsewhere) are dropped.
-  const redirectUris = [...new Set(d.redirect_uris.filter((u) => usableRedirectUri(u, loopbackHosts)))];
-  if (redirectUris.length === 0) throw badDocument(url, 'none of its redirect_uris is https or a loopback http URI');
-
-  const grantTypes = d.grant_types ?? [AS.requiredGrantType];
-  if (!Array.isArray(grantTypes) || !grantTypes.includes(AS.requiredGrantType)) throw badDocument(url, `its grant_types must include ${AS.requiredGrantType}`);
-  const responseTypes = d.response_types ?? AS.responseTypes;
-  if (!Array.isArray(responseTypes) || !responseTypes.every((t) => isOneOf(AS.responseTypes, t))) throw badDocument(url, `its response_types must be ${JSON.stringify(AS.responseTypes)}`);
-
-  const metadata: ClientMetadata = {
-    client_name: d.client_name,
-    redirect_uris: redirectUris,
-    // Grant types Lyceum does not offer are left out rather than refused: they are never used here.
-    grant_types: AS.grantTypes.filter((g) => grantTypes.includes(g)) as GrantType[],
-    response_types: [...AS.responseTypes],
-    token_endpoint_auth_method: 'none',
-    application_type: redirectUris.every((u) => u.startsWith('http://')) ? 'native' : 'web',
-  };
-  if (typeof d.scope === 'string' && d.scope.length <= LIMITS.scope) {
-    const kept = formatScope(parseScope(d.scope).scopes);
-    if (kept) metadata.scope = kept;
-  }
-  if (typeof d.client_uri === 'string' && d.client_uri.length <= LIMITS.metadataUrl && d.client_uri.startsWith('https://')) metadata.client_uri = d.client_uri;
-  return metadata;
 }
 
 /**
