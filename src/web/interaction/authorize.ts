@@ -1,16 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { grantableScopes } from '../../access/roles.ts';
 import type { Deps } from '../../deps.ts';
-import { hasCoveringGrant } from '../../oauth/authorize/covering-grant.ts';
+import { carriedParams, decisionStep, nextStep, type BrowserUser, type NextStep } from '../../oauth/authorize/next-step.ts';
 import { issueCode } from '../../oauth/authorize/issue-code.ts';
 import { redirectWithCode, redirectWithError } from '../../oauth/authorize/redirect.ts';
 import { declarePublicRoute } from '../../http/routes/operation.ts';
-import {
-  CARRIED_PARAMS,
-  validateAuthorizationRequest,
-  type AuthorizationRequest,
-  type RawParams,
-} from '../../oauth/authorize/validate-request.ts';
+import { validateAuthorizationRequest, type AuthorizationRequest, type RawParams } from '../../oauth/authorize/validate-request.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
 import { isClientIdUrl, onlyLoopbackRedirects } from '../../oauth/clients/metadata-document-rules.ts';
 import { OAuthError } from '../../oauth/errors.ts';
@@ -23,51 +18,9 @@ import { readSession, type SignedIn } from './session.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
-/** OIDC Core §3.1.2.6 login_required: "The Authorization Server requires End-User authentication." */
-const loginRequired = () => new OAuthError('login_required', 'The user must sign in, which prompt=none forbids.');
-/** OIDC Core §3.1.2.6 consent_required: "The Authorization Server requires End-User consent." */
-const consentRequired = () => new OAuthError('consent_required', 'The user must approve this app, which prompt=none forbids.');
-/** RFC 6749 §4.1.2.1 access_denied: "The resource owner or authorization server denied the request." */
-const accessDenied = () => new OAuthError('access_denied', 'The user denied the request.');
-
-/**
- * The authorization request's own parameters, as strings, for the consent form and the sign-in return.
- * `afterSignIn`: the return from a sign-in the request demanded. The fresh sign-in meets
- * `prompt=login` and `max_age`, so both are dropped; kept, `max_age=0` would send the user
- * back to the sign-in page forever, since any sign-in is older than zero seconds by the
- * time the browser comes back (OIDC Core §3.1.2.1: max_age=0 is "equivalent to prompt=login").
- */
-function carriedParams(params: RawParams, drop: { afterSignIn?: boolean } = {}): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of CARRIED_PARAMS) {
-    const v = params[name];
-    if (typeof v === 'string') out[name] = v;
-  }
-  if (drop.afterSignIn) delete out.max_age;
-  if (drop.afterSignIn && out.prompt) {
-    const rest = out.prompt.split(' ').filter((p) => p && p !== 'login');
-    if (rest.length) out.prompt = rest.join(' ');
-    else delete out.prompt;
-  }
-  return out;
-}
-
-function authorizeUrl(params: Record<string, string>): string {
-  return `${ENDPOINTS.authorization}?${new URLSearchParams(params).toString()}`;
-}
-
-function needsSignIn(req: AuthorizationRequest, signedIn: SignedIn | undefined, now: number): boolean {
-  if (!signedIn) return true;
-  if (req.prompt?.split(' ').includes('login')) return true;
-  // OIDC Core §3.1.2.1 max_age: re-authenticate when the last sign-in is older.
-  return req.maxAge !== undefined && now - signedIn.session.authTime > req.maxAge * 1000;
-}
-
-async function showSignIn(reply: FastifyReply, returnParams: Record<string, string>, clientName: string, status = 200) {
+async function showSignIn(reply: FastifyReply, returnTo: string, clientName: string) {
   const csrfToken = reply.formToken();
-  return reply.code(status).type(HTML).header('cache-control', 'no-store').send(
-    signInPage({ csrfToken, returnTo: authorizeUrl(returnParams), clientName }),
-  );
+  return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken, returnTo, clientName }));
 }
 
 async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signedIn: SignedIn, params: RawParams) {
@@ -88,10 +41,10 @@ async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signe
   return reply.type(HTML).header('cache-control', 'no-store').send(page);
 }
 
-async function approve(reply: FastifyReply, req: AuthorizationRequest, signedIn: SignedIn, deps: Deps, status: 302 | 303) {
+async function approve(reply: FastifyReply, req: AuthorizationRequest, signedIn: BrowserUser, deps: Deps, status: 302 | 303) {
   let code: string;
   try {
-    code = await issueCode(req, signedIn.user, signedIn.session.authTime, deps);
+    code = await issueCode(req, signedIn.user, signedIn.authTime, deps);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     return redirectWithError(reply, req, deps.config.issuer, err, status);
@@ -110,34 +63,34 @@ async function validated(request: FastifyRequest, reply: FastifyReply, params: R
   return result.request;
 }
 
+/** The browser user the session names, in the authorization core's terms. */
+const browserUser = (signedIn: SignedIn | undefined): BrowserUser | undefined => signedIn && { user: signedIn.user, authTime: signedIn.session.authTime };
+
 /**
  * GET /oauth/authorize and the consent decision: the browser's side of the
- * authorization endpoint. The checks, the code and the redirect are the
- * authorization core's (oauth/authorize/); this module asks who is signed in
- * and what they decide. Pages are plain HTML forms with CSRF tokens; every
- * step re-validates the request.
+ * authorization endpoint. The checks, the next step (sign in, consent,
+ * approve or refuse), the code and the redirect are the authorization
+ * core's (oauth/authorize/); this module reads the session, shows the pages
+ * and carries the step out. Pages are plain HTML forms with CSRF tokens;
+ * every step re-validates the request.
  */
 export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void {
   const html = { config: { html: true } };
+
+  /** Carries out a step; `status` is 302 after a GET and 303 after the consent form's POST. */
+  async function perform(reply: FastifyReply, req: AuthorizationRequest, step: NextStep, signedIn: SignedIn | undefined, params: RawParams, status: 302 | 303) {
+    if (step.kind === 'sign-in') return showSignIn(reply, step.returnTo, req.client.metadata.client_name ?? 'An app');
+    if (step.kind === 'consent') return showConsent(reply, req, signedIn!, params);
+    if (step.kind === 'approve') return approve(reply, req, step.user, deps, status);
+    return redirectWithError(reply, req, deps.config.issuer, step.error, status);
+  }
 
   declarePublicRoute(app, { method: 'GET', path: ENDPOINTS.authorization, operationId: 'authorize', schema: AUTHORIZE_SCHEMA, options: html }, async (request, reply) => {
     const params = request.query as RawParams;
     const req = await validated(request, reply, params, deps);
     if (!req) return reply;
     const signedIn = await readSession(request, deps);
-    const clientName = req.client.metadata.client_name ?? 'An app';
-
-    if (req.prompt === 'none') {
-      // OIDC Core §3.1.2.6: with prompt=none, errors instead of pages.
-      const confidentialWithGrant = signedIn && (await hasCoveringGrant(req, signedIn.user, deps.store));
-      if (signedIn && confidentialWithGrant && !needsSignIn(req, signedIn, deps.now())) return approve(reply, req, signedIn, deps, 302);
-      const login = !signedIn || needsSignIn(req, signedIn, deps.now());
-      return redirectWithError(reply, req, deps.config.issuer, login ? loginRequired() : consentRequired());
-    }
-    if (needsSignIn(req, signedIn, deps.now())) return showSignIn(reply, carriedParams(params, { afterSignIn: true }), clientName);
-    const user = signedIn!;
-    if (!req.prompt?.includes('consent') && (await hasCoveringGrant(req, user.user, deps.store))) return approve(reply, req, user, deps, 302);
-    return showConsent(reply, req, user, params);
+    return perform(reply, req, await nextStep(req, params, browserUser(signedIn), deps.store, deps.now()), signedIn, params, 302);
   });
 
   app.post(WEB_PATHS.decision, { ...html, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
@@ -145,9 +98,6 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const req = await validated(request, reply, body, deps);
     if (!req) return reply;
     const signedIn = await readSession(request, deps);
-    if (!signedIn) return showSignIn(reply, carriedParams(body), req.client.metadata.client_name ?? 'An app');
-    if (body.decision === 'approve') return approve(reply, req, signedIn, deps, 303);
-    if (body.decision === 'deny') return redirectWithError(reply, req, deps.config.issuer, accessDenied(), 303);
-    throw new OAuthError('invalid_request', 'decision must be approve or deny');
+    return perform(reply, req, decisionStep(req, body, browserUser(signedIn)), signedIn, body, 303);
   });
 }
