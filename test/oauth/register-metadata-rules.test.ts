@@ -97,7 +97,7 @@ describe.each(STORE_KINDS)('registration metadata rules (%s)', (kind) => {
       expectBody(
         await registerWith({ grant_types: ['authorization_code', 'implicit', 'password'] }),
         400,
-        metadataError('unsupported grant_types: implicit, password'),
+        metadataError('grant_types hold grant types this server does not offer: implicit, password'),
       );
     });
 

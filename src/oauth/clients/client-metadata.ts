@@ -140,7 +140,8 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
     field: (name) => name,
     nameRequired: true,
     nameMaySaySchool: true,
-    redirectUri: (uri, hosts) => (typeof uri === 'string' ? checkOperatorRedirectUri(uri, hosts) : { ok: false, reason: 'a redirect URI must be a string' }),
+    // The CLI's flags are always strings.
+    redirectUri: (uri, hosts) => checkOperatorRedirectUri(String(uri), hosts),
     redirectUrisAre: 'redirect URIs',
     noUsableRedirectUri: (reasons) => reasons,
     unusableRedirectUris: 'refuse',
@@ -220,9 +221,7 @@ export function normaliseClientMetadata(input: Record<string, unknown>, source: 
 
   const requestedGrants = stringList('grant_types', p.defaultGrantTypes);
   const unknownGrants = requestedGrants.filter((g) => !isOneOf(AS.grantTypes, g));
-  if (unknownGrants.length > 0 && p.unknownGrantTypes === 'refuse') {
-    throw refuse('grant_types', `holds grant types this server does not offer: ${unknownGrants.join(', ')}`, undefined, `unsupported grant_types: ${unknownGrants.join(', ')}`);
-  }
+  if (unknownGrants.length > 0 && p.unknownGrantTypes === 'refuse') throw refuse('grant_types', `hold grant types this server does not offer: ${unknownGrants.join(', ')}`);
   if (!requestedGrants.includes(AS.requiredGrantType)) throw refuse('grant_types', `must include ${AS.requiredGrantType}`);
   // In the capability object's order, whatever order the source used.
   const grantTypes = AS.grantTypes.filter((g) => requestedGrants.includes(g)) as GrantType[];

@@ -82,7 +82,9 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     if (step.kind === 'sign-in') return showSignIn(reply, step.returnTo, req.client.metadata.client_name ?? 'An app');
     if (step.kind === 'consent') return showConsent(reply, req, signedIn!, params);
     if (step.kind === 'approve') return approve(reply, req, step.user, deps, status);
-    return redirectWithError(reply, req, deps.config.issuer, step.error, status);
+    if (step.kind === 'refuse') return redirectWithError(reply, req, deps.config.issuer, step.error, status);
+    // A step added to NextStep and not handled here does not compile.
+    throw new Error(`unhandled authorization step ${(step satisfies never as NextStep).kind}`);
   }
 
   declarePublicRoute(app, { method: 'GET', path: ENDPOINTS.authorization, operationId: 'authorize', schema: AUTHORIZE_SCHEMA, options: html }, async (request, reply) => {
