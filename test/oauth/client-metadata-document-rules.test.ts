@@ -171,7 +171,7 @@ describe('documents accepted at the limits and with fields left out', () => {
 
 describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', () => {
   it('keeps response_types ["code"] and no more than the rules let through', async () => {
-    const clientId = serveDocument('kept', (url) => documentFor(url, { response_types: ['code'], application_type: 'web', policy_uri: 'https://app.example/policy' }));
+    const clientId = serveDocument('kept', (url) => documentFor(url, { response_types: ['code'], application_type: 'web', policy_uri: 'https://app.example/policy', software_id: 'cli', contacts: ['dev@app.example'], id_token_signed_response_alg: 'ES256' }));
     await accepted(clientId);
     expect(await shownMetadata(clientId)).toEqual(KEPT_DEFAULTS);
   });
@@ -188,6 +188,8 @@ describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', (
     const CASES: { redirectUris: string[]; use: string; type: string }[] = [
       { redirectUris: ['http://localhost/callback', 'http://127.0.0.1/callback'], use: 'http://127.0.0.1:53123/callback', type: 'native' },
       { redirectUris: ['https://app.example/cb'], use: 'https://app.example/cb', type: 'web' },
+      // A URI the document may not use is left out before the type is read.
+      { redirectUris: ['https://app.example/cb', 'myapp://cb'], use: 'https://app.example/cb', type: 'web' },
       // A loopback redirect lands the code on a device, as `lyceum clients add` reads it too.
       { redirectUris: ['https://app.example/cb', 'http://localhost/callback'], use: 'http://localhost:53123/callback', type: 'native' },
     ];

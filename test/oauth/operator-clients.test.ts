@@ -181,6 +181,24 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
     expect(html).toContain('Error code: <code>invalid_request</code>.');
   });
 
+  it('reads the flags by the school’s rules: a bad URI or scope is refused naming its flag, the school’s own words are allowed', async () => {
+    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--redirect-uri', 'http://example.com/cb')).rejects.toThrow(
+      '--redirect-uri: http://example.com/cb is plain http on a host that is not loopback',
+    );
+    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--scope', 'openid admin')).rejects.toThrow('--scope: holds the unknown scope admin');
+    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--scope', ' ')).rejects.toThrow('--scope: must name at least one scope');
+    const { clientId } = await add('--name', 'Helper (Registered by the school)', '--redirect-uri', CLAUDE, '--scope', 'courses:read openid');
+    expect((await server.deps.store.clients.find(clientId))!.metadata).toEqual({
+      client_name: 'Helper (Registered by the school)',
+      redirect_uris: [CLAUDE],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+      scope: 'openid courses:read',
+    });
+  });
+
   it('a loopback URI the school registers keeps the loopback rule: any port (RFC 8252 §7.3)', async () => {
     const local = await add('--name', 'Local tool', '--redirect-uri', 'http://127.0.0.1/callback', '--redirect-uri', CURSOR);
     const ask = (redirectUri: string) =>

@@ -156,6 +156,12 @@ const ACCEPTED: Accepted[] = [
     absent: ['frobnicate', 'jwks', 'extra', 'urn:example:ext'],
   },
   {
+    // Only the server issues secrets, and only to client_secret_post clients.
+    name: 'a client_secret the client made up (ignored, no secret issued)',
+    body: { redirect_uris: ['http://127.0.0.1/cb'], client_secret: 'chosen-by-the-client', client_secret_expires_at: 0 },
+    absent: ['client_secret', 'client_secret_expires_at'],
+  },
+  {
     name: 'a scope with all 38 scope names',
     body: { redirect_uris: ['http://127.0.0.1/cb'], scope: SCOPE_NAMES.join(' ') },
     echo: { scope: SCOPE_NAMES.join(' ') },
