@@ -182,10 +182,10 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
   });
 
   it('reads the flags by the school’s rules: a bad URI or scope is refused naming its flag, the school’s own words are allowed', async () => {
-    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--redirect-uri', 'http://example.com/cb')).rejects.toThrow(
-      '--redirect-uri: http://example.com/cb is plain http on a host that is not loopback',
+    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--redirect-uri', 'http://example.com/cb', '--redirect-uri', 'javascript:alert(1)')).rejects.toThrow(
+      /^--redirect-uri: http:\/\/example\.com\/cb is plain http on a host that is not loopback .*; javascript:alert\(1\) uses the javascript: scheme/,
     );
-    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--scope', 'openid admin')).rejects.toThrow('--scope: holds the unknown scope admin');
+    await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--scope', 'openid admin root')).rejects.toThrow('--scope: holds the unknown scope admin root');
     await expect(add('--name', 'X', '--redirect-uri', CLAUDE, '--scope', ' ')).rejects.toThrow('--scope: must name at least one scope');
     const { clientId } = await add('--name', 'Helper (Registered by the school)', '--redirect-uri', CLAUDE, '--scope', 'courses:read openid');
     expect((await server.deps.store.clients.find(clientId))!.metadata).toEqual({
