@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import Handlebars from 'handlebars';
-import { code, duration } from './markdown.ts';
+import { code, duration, joinList } from './markdown.ts';
 
 /** Handlebars passes each helper where it stands in the template, which its types leave out. */
 type HelperOptions = Handlebars.HelperOptions & { loc?: { start: { line: number } } };
@@ -36,10 +36,8 @@ function engine(): typeof Handlebars {
   hb.registerHelper('json', (value: unknown, options: HelperOptions) => JSON.stringify(defined(value, 'json', options)));
   /** `{{codes list}}`: each as inline code, joined by `sep` (", "), the last by `last` (the same as sep). */
   hb.registerHelper('codes', (list: readonly unknown[], options: HelperOptions) => {
-    const items = defined(list, 'codes', options).map((v) => code(String(v)));
     const sep = (options.hash.sep as string | undefined) ?? ', ';
-    const last = (options.hash.last as string | undefined) ?? sep;
-    return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(sep)}${last}${items.at(-1)}`;
+    return joinList(defined(list, 'codes', options).map((v) => code(String(v))), sep, (options.hash.last as string | undefined) ?? sep);
   });
   return hb;
 }

@@ -17,7 +17,7 @@ import { boundToLoopback } from '../../mcp/dns-rebinding.ts';
 import { RESOURCE_URIS } from '../../mcp/resources.ts';
 import { LIST_DEFAULT, LIST_MAX } from '../../mcp/tools/records.ts';
 import { AUTHORIZATION_SERVER as AS } from '../../util/authorization-server.ts';
-import { code, duration, table } from '../markdown.ts';
+import { code, duration, joinList, table } from '../markdown.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from '../metadata.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from '../paths.ts';
 import { loadTemplate } from '../template.ts';
@@ -124,9 +124,6 @@ const OTHER_GRANT_TYPES: Record<string, string> = {
   'urn:ietf:params:oauth:grant-type:device_code': 'device',
 };
 
-/** "a, b and c". */
-const sentenceList = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
-
 /** Everything template.md names, from the declarations and this server's configuration. */
 function view(config: Config, methodsOf: MethodsOf) {
   const issuer = config.issuer;
@@ -142,6 +139,7 @@ function view(config: Config, methodsOf: MethodsOf) {
   };
   // The guard builds challenges from the issuer alone; these are the exact headers it sends.
   const guard = { issuer, now: 0, store: undefined as unknown as Store } satisfies GuardContext;
+  const webhooks = webhooksView(config);
   return {
     issuer,
     origin: new URL(issuer).origin,
@@ -157,7 +155,7 @@ function view(config: Config, methodsOf: MethodsOf) {
       roles: rolesTable(),
       lifetimes: lifetimesTable(config),
       claims: claimsTable(),
-      webhookEvents: webhooksView(config).events,
+      webhookEvents: webhooks.events,
       errors: errorTable(config),
       limits: limitsTable(config),
     },
@@ -176,7 +174,7 @@ function view(config: Config, methodsOf: MethodsOf) {
       insufficientScope: insufficientScope(guard, 'api', ['courses:write']).headers['www-authenticate'],
     },
     idTokenClaims: ID_TOKEN_CLAIMS,
-    webhooks: webhooksView(config),
+    webhooks,
     limits: { sharedByRedis: Boolean(config.redisUrl), window: RATE_LIMIT_WINDOW_SECONDS },
     idempotency: { post: `POST ${API_PREFIX}/…`, keyMaxLength: IDEMPOTENCY_KEY_MAX_LENGTH, waitMs: IDEMPOTENCY_WAIT_MS, replayedHeader: REPLAYED_HEADER },
     mcp: {
@@ -193,7 +191,7 @@ function view(config: Config, methodsOf: MethodsOf) {
         course: RESOURCE_URIS.courseTemplate,
       },
     },
-    unsupportedGrants: sentenceList(Object.entries(OTHER_GRANT_TYPES).flatMap(([type, name]) => ((AS.grantTypes as readonly string[]).includes(type) ? [] : [name]))),
+    unsupportedGrants: joinList(Object.entries(OTHER_GRANT_TYPES).flatMap(([type, name]) => ((AS.grantTypes as readonly string[]).includes(type) ? [] : [name]))),
     roleClaim: ROLE_CLAIM,
     prefixes: PREFIX,
   };
