@@ -65,6 +65,8 @@ interface MetadataPolicy {
   authMethods: readonly ClientAuthMethod[];
   /** Why, when the methods are fewer than the server's. */
   authMethodsWhy?: string;
+  /** Whether client_secret and client_secret_expires_at are refused (a document names a public client), or ignored. */
+  refusesSecretFields: boolean;
   /** grant_types when the source names none. */
   defaultGrantTypes: readonly string[];
   /**
@@ -102,6 +104,7 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
       `Open registration accepts only loopback redirect URIs (http://127.0.0.1:<port>/<path>): ${reasons}. Fixed https callbacks need a registered integration arranged with support.`,
     unusableRedirectUris: 'drop',
     authMethods: AS.clientAuthMethods,
+    refusesSecretFields: false,
     defaultGrantTypes: AS.grantTypes,
     unknownGrantTypes: 'refuse',
     unknownScopes: 'drop',
@@ -127,6 +130,8 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
     // client_secret_basic, client_secret_jwt, or any other method based around a shared symmetric secret".
     authMethods: ['none'],
     authMethodsWhy: 'a public client; shared secrets are impossible and keys are not supported',
+    // The draft: "the client_secret and client_secret_expires_at properties MUST NOT be used".
+    refusesSecretFields: true,
     defaultGrantTypes: [AS.requiredGrantType],
     unknownGrantTypes: 'drop',
     unknownScopes: 'drop',
@@ -146,6 +151,7 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
     noUsableRedirectUri: (reasons) => reasons,
     unusableRedirectUris: 'refuse',
     authMethods: AS.clientAuthMethods,
+    refusesSecretFields: false,
     defaultGrantTypes: AS.grantTypes,
     unknownGrantTypes: 'refuse',
     unknownScopes: 'refuse',
@@ -214,8 +220,7 @@ export function normaliseClientMetadata(input: Record<string, unknown>, source: 
   if (!isOneOf(p.authMethods, method)) {
     throw refuse('token_endpoint_auth_method', p.authMethods.length > 1 ? `must be one of ${p.authMethods.join(', ')}` : `must be ${p.authMethods[0]} (${p.authMethodsWhy})`);
   }
-  // The draft, for documents: "the client_secret and client_secret_expires_at properties MUST NOT be used".
-  if (source === 'document' && (input.client_secret !== undefined || input.client_secret_expires_at !== undefined)) {
+  if (p.refusesSecretFields && (input.client_secret !== undefined || input.client_secret_expires_at !== undefined)) {
     throw refuse('client_secret', 'and client_secret_expires_at must not be there: a document names a public client');
   }
 
