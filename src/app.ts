@@ -10,7 +10,7 @@ import type { PathSet } from './http/requests/path-set.ts';
 import { rejectNulCharacters } from './http/requests/reject-nul.ts';
 import { registerSecurityHeaders } from './http/requests/security-headers.ts';
 import { skipAbandonedRequests } from './http/requests/client-gone.ts';
-import { setStrictBodyValidation } from './http/requests/validators.ts';
+import { setRequestValidation } from './http/requests/validators.ts';
 import { registerRateLimit } from './http/requests/rate-limit.ts';
 import { OneLinePerRequest } from './http/logging/request-log.ts';
 import { appLogger, quietPublicDocuments } from './http/logging/logger.ts';
@@ -90,7 +90,7 @@ export async function buildApp(
   });
   app.addHook('onClose', logger.close);
   rejectNulCharacters(app);
-  setStrictBodyValidation(app);
+  setRequestValidation(app);
 
   registerErrorHandling(app, sendError);
   // First, so that every response is counted, those the plugins below answer included.

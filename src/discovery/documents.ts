@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { documented } from '../http/routes/route-docs.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { declarePublicRoute } from '../http/routes/operation.ts';
@@ -17,7 +19,7 @@ const documentSchema = (summary: string, description: string, mediaType: string)
   summary,
   description,
   produces: [mediaType.split(';')[0]!],
-  response: { 200: { type: 'string', description: summary } },
+  response: { 200: documented(z.string(), summary) },
 });
 
 /**

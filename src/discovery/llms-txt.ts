@@ -1,4 +1,5 @@
 import { ENDPOINTS } from '../oauth/endpoints.ts';
+import { OPENAPI_VERSION } from '../http/routes/route-docs.ts';
 import { AREA_LIST } from '../platform/areas.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
 import { PRM_PATHS } from '../resource/protected-resources.ts';
@@ -40,7 +41,7 @@ export function llmsText(issuer: string, school: SchoolProfile): string {
     [
       '## Docs',
       link('Authentication walkthrough', url(DOCUMENT_PATHS.auth), 'OAuth 2.0 + OpenID Connect for CLI tools and agents: registration, PKCE, tokens, scopes, errors, with a curl walkthrough.'),
-      link('OpenAPI description', url(DOCUMENT_PATHS.openapi), 'OpenAPI 3.0 document of the HTTP API and the OAuth endpoints, with the scopes each operation needs.'),
+      link('OpenAPI description', url(DOCUMENT_PATHS.openapi), `OpenAPI ${OPENAPI_VERSION} document of the HTTP API and the OAuth endpoints, with the scopes each operation needs.`),
       link('Pricing', url(DOCUMENT_PATHS.pricing), 'What the school sells and for how much, generated from the live catalog.'),
       link('Authorization server metadata', url(METADATA_PATHS.authorizationServer), 'RFC 8414: every endpoint, grant type and scope; authoritative if other documents disagree.'),
       link('OpenID Connect discovery', url(METADATA_PATHS.openidConfiguration), 'The same facts as the authorization server metadata, for OpenID Connect clients.'),

@@ -1,4 +1,4 @@
-import { ROLE_CLAIM } from '../oidc/userinfo.ts';
+import { USERINFO_CLAIMS as CLAIM_SCHEMA } from '../oidc/userinfo-schema.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { DOCUMENT_PATHS } from './paths.ts';
 import { SCOPE_NAMES } from '../access/scopes.ts';
@@ -7,7 +7,7 @@ import { TOOL_SCOPES } from '../mcp/tools/index.ts';
 import { resourceIdentifier, type ResourceName } from '../resource/protected-resources.ts';
 
 export const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash'];
-export const USERINFO_CLAIMS = ['sub', 'name', 'preferred_username', 'updated_at', 'email', 'email_verified', ROLE_CLAIM];
+export const USERINFO_CLAIMS = Object.keys(CLAIM_SCHEMA.shape);
 
 /**
  * RFC 8414 §2 authorization server metadata. The same object is served as the

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { documented } from '../http/routes/route-docs.ts';
 import type { Deps } from '../deps.ts';
 import { declarePublicRoute } from '../http/routes/operation.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
@@ -19,23 +21,21 @@ function staticJson(document: unknown) {
   };
 }
 
-/** JSON Schema of a document, read off an instance of it: the description follows the code that builds it. */
-function schemaOf(value: unknown): Record<string, unknown> {
-  if (Array.isArray(value)) return { type: 'array', items: value.length > 0 ? schemaOf(value[0]) : {} };
-  if (value !== null && typeof value === 'object') {
-    return { type: 'object', properties: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v)])) };
-  }
-  if (typeof value === 'number') return { type: Number.isInteger(value) ? 'integer' : 'number' };
-  if (typeof value === 'boolean') return { type: 'boolean' };
-  return { type: 'string' };
+/** The schema of a document, read off an instance of it: the description follows the code that builds it. */
+function schemaOf(value: unknown): z.ZodType {
+  if (Array.isArray(value)) return z.array(value.length > 0 ? schemaOf(value[0]) : z.unknown());
+  if (value !== null && typeof value === 'object') return z.object(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, schemaOf(v)])));
+  if (typeof value === 'number') return Number.isInteger(value) ? z.int() : z.number();
+  if (typeof value === 'boolean') return z.boolean();
+  return z.string();
 }
 
-const documentSchema = (summary: string, description: string, example: unknown, produces?: string): FastifySchema => ({
+const documentSchema = (summary: string, description: string, example: unknown, produces?: string) => ({
   tags: ['discovery'],
   summary,
   description,
   ...(produces ? { produces: [produces] } : {}),
-  response: { 200: { ...schemaOf(example), description: summary } },
+  response: { 200: documented(schemaOf(example), summary) },
 });
 
 /** The well-known documents. Any other /.well-known path falls to the JSON 404. */

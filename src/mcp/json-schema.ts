@@ -1,33 +1,10 @@
 import type { AreaDef } from '../platform/areas.ts';
-import { recordSchema } from '../platform/fields.ts';
+import { recordSchema } from '../platform/field-schemas.ts';
+import { jsonSchemaOf } from '../http/routes/route-docs.ts';
 import { API_PREFIX } from '../platform/routes/paths.ts';
 
 /** The dialect of the data-model resources. */
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
-
-/**
- * An OpenAPI 3.0 schema object as JSON Schema 2020-12. The two differ in one
- * keyword the record schemas use: OpenAPI 3.0's `nullable: true` is written
- * in JSON Schema as "null" among the `type`s (and in the `enum`, which
- * otherwise would still refuse null).
- */
-export function fromOpenApiSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(fromOpenApiSchema);
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const { nullable, ...rest } = schema as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) {
-    if (key === 'properties' && typeof value === 'object' && value !== null) {
-      out.properties = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, fromOpenApiSchema(s)]));
-    } else if (key === 'items') out.items = fromOpenApiSchema(value);
-    else out[key] = value;
-  }
-  if (nullable === true) {
-    if (typeof out.type === 'string') out.type = [out.type, 'null'];
-    if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
-  }
-  return out;
-}
 
 /**
  * The JSON Schema of one area's records, as GET /api/v1/{area}/{id} returns
@@ -46,6 +23,6 @@ export function areaJsonSchema(area: AreaDef, uri: string): Record<string, unkno
     $id: uri,
     title: area.label,
     description: `One ${area.label} as GET ${API_PREFIX}${area.path}/{id} returns it. ${readers}`,
-    ...(fromOpenApiSchema(recordSchema(area.fields)) as Record<string, unknown>),
+    ...jsonSchemaOf(recordSchema(area.fields)),
   };
 }

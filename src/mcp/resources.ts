@@ -1,4 +1,5 @@
 import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
+import { OPENAPI_VERSION } from '../http/routes/route-docs.ts';
 import { logError } from '../http/errors/error-handler.ts';
 import { HttpError } from '../http/errors/http-error.ts';
 import { AREA_LIST, AREAS, type AreaDef } from '../platform/areas.ts';
@@ -63,7 +64,7 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
     RESOURCE_URIS.openapi,
     {
       title: 'OpenAPI document: index',
-      description: `The parts of the HTTP API's OpenAPI 3.0 document (GET ${documents.openapi.path}, too large to read at once), one per area, each with its operations; read a part at ${RESOURCE_URIS.openapiPartTemplate}.`,
+      description: `The parts of the HTTP API's OpenAPI ${OPENAPI_VERSION} document (GET ${documents.openapi.path}, too large to read at once), one per area, each with its operations; read a part at ${RESOURCE_URIS.openapiPartTemplate}.`,
       mimeType: JSON_TYPE,
     },
     (u) => ({ contents: [{ uri: u.href, mimeType: JSON_TYPE, text: openapi().index }] }),
@@ -76,13 +77,13 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
           uri: RESOURCE_URIS.openapiPart(name),
           name: `openapi_${name}`,
           title: `OpenAPI: ${name}`,
-          description: `The ${part.operations.length} ${name} operation${part.operations.length === 1 ? '' : 's'} of the HTTP API as a standalone OpenAPI 3.0 document.`,
+          description: `The ${part.operations.length} ${name} operation${part.operations.length === 1 ? '' : 's'} of the HTTP API as a standalone OpenAPI ${OPENAPI_VERSION} document.`,
           mimeType: JSON_TYPE,
         })),
       }),
       complete: { part: (value) => [...openapi().parts.keys()].filter((name) => name.startsWith(value)) },
     }),
-    { title: 'OpenAPI document: one part', description: 'The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI 3.0 document.', mimeType: JSON_TYPE },
+    { title: 'OpenAPI document: one part', description: `The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI ${OPENAPI_VERSION} document.`, mimeType: JSON_TYPE },
     (u, variables) => {
       const name = Array.isArray(variables.part) ? variables.part[0] : variables.part;
       const part = openapi().parts.get(name ?? '');

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { paramOf, paramsOf } from '../http/requests/params.ts';
 import type { Deps } from '../deps.ts';
 import { MCP_BODY_LIMIT_BYTES } from '../http/requests/body-limits.ts';
 import { rateLimitFor } from '../http/requests/rate-limit.ts';
@@ -119,7 +120,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       // What the SDK would refuse whatever the token (a missing _meta, an unknown revision,
       // Mcp-Method or Mcp-Name headers that disagree with the body) is refused first: a
       // malformed request is a 400 and never looks like a need to sign in.
-      const header = (name: string) => (typeof request.headers[name] === 'string' ? (request.headers[name] as string) : undefined);
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      };
       const route = classifyInboundRequest({
         httpMethod: 'POST',
         protocolVersionHeader: header('mcp-protocol-version'),
@@ -132,8 +136,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       const caller = await authorizeRequest(
         {
           authorization: request.headers.authorization,
-          // Fastify always parses the query string into an object.
-          tokenInQuery: 'access_token' in (request.query as object),
+          tokenInQuery: 'access_token' in paramsOf(request.query),
           required,
           resource: 'mcp',
           allowAnonymous: required.length === 0,
@@ -145,7 +148,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
       const served: Served = {
         ctx: { deps, records, caller, log: request.log },
         access: toolAccess(caller, choice.toolsets, choice.readOnly),
-        method: (request.body as { method?: unknown } | null)?.method,
+        method: paramOf(request.body, 'method'),
       };
       const build = (s: Served) => buildMcpServer(s.ctx, s.access, version, documents, s.method);
       try {

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import type { Scope } from '../access/scopes.ts';
 import { logError } from '../http/errors/error-handler.ts';
 import { httpError, HttpError } from '../http/errors/http-error.ts';
+import { jsonSchemaOf } from '../http/routes/route-docs.ts';
 import type { Caller } from '../resource/guard.ts';
 import { ANSWER_MAX_CHARS } from './answer-limit.ts';
-import { checkArguments, closest } from './arguments.ts';
+import { checkArguments } from './arguments.ts';
+import { closest } from '../http/requests/input-issues.ts';
 import { pseudonymizeOption, withPseudonyms } from './pseudonymous-records.ts';
 import { defaultToolsets, type ToolsetName } from './toolsets.ts';
 import type { ToolAccess, ToolContext, ToolDef } from './tool.ts';
@@ -71,7 +73,7 @@ function listedTool(tool: ToolDef): ListedTool {
     name: tool.name,
     title: tool.title,
     description: tool.scopes.length ? `${tool.description} (scope: ${tool.scopes.join(' ')})` : tool.description,
-    inputSchema: jsonSchemaOf(inputOf(tool)) as ListedTool['inputSchema'],
+    inputSchema: toolSchemaOf(inputOf(tool)) as ListedTool['inputSchema'],
     annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, idempotentHint: tool.idempotent ?? tool.readOnly, openWorldHint: false },
   };
 }
@@ -93,10 +95,8 @@ function inputOf(tool: ToolDef): z.ZodType {
  * on every date cost every client's context for nothing. The call is still
  * checked against the full schema, patterns included (inputOf).
  */
-function jsonSchemaOf(input: z.ZodType): Record<string, unknown> {
-  const schema = z.toJSONSchema(input, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return withoutPatterns(schema) as Record<string, unknown>;
+function toolSchemaOf(input: z.ZodType): Record<string, unknown> {
+  return withoutPatterns(jsonSchemaOf(input, 'input')) as Record<string, unknown>;
 }
 
 function withoutPatterns(node: unknown): unknown {

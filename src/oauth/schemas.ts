@@ -1,5 +1,6 @@
 import type { FastifySchema } from 'fastify';
-import { describeRoute, errorResponses, stringParams } from '../http/routes/route-docs.ts';
+import { z } from 'zod';
+import { describeRoute, documented, errorResponses, stringParams } from '../http/routes/route-docs.ts';
 import { AUTHORIZATION_SERVER as AS, orList } from '../util/authorization-server.ts';
 
 /**
@@ -9,9 +10,9 @@ import { AUTHORIZATION_SERVER as AS, orList } from '../util/authorization-server
  */
 
 const FORM = ['application/x-www-form-urlencoded'];
-const HTML = { type: 'string', description: 'HTML page' };
+const HTML = z.string().describe('HTML page');
 const html = (description: string) => ({ description, content: { 'text/html': { schema: HTML } } });
-export const noStore = { 'cache-control': { type: 'string', description: 'no-store' } };
+export const noStore = { 'cache-control': z.string().describe('no-store') };
 
 /** Routes for people in a browser only (sign-in and consent forms): not part of the API. */
 export const HIDDEN: FastifySchema = { hide: true };
@@ -32,37 +33,30 @@ const LIMITS = AS.limits;
  * the configured ones (LOOPBACK_HOSTS), so the prose says what registration does.
  */
 const metadataFields = (loopbackHosts: readonly string[]) => ({
-  client_name: { type: 'string', maxLength: LIMITS.metadataString, description: 'Name shown to the user on the consent page' },
-  redirect_uris: {
-    type: 'array',
-    minItems: 1,
-    maxItems: LIMITS.redirectUris,
-    items: { type: 'string' },
-    description: `Loopback redirect URIs: http with host ${orList(loopbackHosts)}, e.g. http://${loopbackHosts[0]}:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.`,
-  },
-  token_endpoint_auth_method: {
-    type: 'string',
-    enum: [...AS.clientAuthMethods],
-    default: AS.clientAuthMethods[0],
-    description: 'none for public clients; client_secret_post gets a client_secret',
-  },
-  application_type: { type: 'string', enum: [...AS.applicationTypes], default: AS.applicationTypes[0], description: 'native for CLI tools, desktop apps and local agents' },
-  grant_types: {
-    type: 'array',
-    items: { type: 'string', enum: [...AS.grantTypes] },
-    default: [...AS.grantTypes],
-    description: `Must include ${AS.requiredGrantType}; without refresh_token no refresh token is issued`,
-  },
-  response_types: { type: 'array', items: { type: 'string', enum: [...AS.responseTypes] }, default: [...AS.responseTypes], description: `Only ${orList(AS.responseTypes)}` },
-  scope: { type: 'string', description: 'Space-separated scopes used when an authorization request has no scope; unknown ones are dropped. Not a limit.' },
-  client_uri: { type: 'string', format: 'uri', description: 'Home page of the client' },
-  logo_uri: { type: 'string', format: 'uri', description: 'Logo of the client' },
-  tos_uri: { type: 'string', format: 'uri', description: 'Terms of service' },
-  policy_uri: { type: 'string', format: 'uri', description: 'Privacy policy' },
-  software_id: { type: 'string', description: 'Identifier of the client software' },
-  software_version: { type: 'string', description: 'Version of the client software' },
-  contacts: { type: 'array', maxItems: LIMITS.contacts, items: { type: 'string' }, description: 'Contacts of the developers' },
-  id_token_signed_response_alg: { type: 'string', enum: [...AS.signingAlgs], default: AS.signingAlgs[0], description: 'Algorithm of the ID tokens issued to this client' },
+  client_name: z.string().max(LIMITS.metadataString).optional().describe('Name shown to the user on the consent page'),
+  redirect_uris: z
+    .array(z.string())
+    .min(1)
+    .max(LIMITS.redirectUris)
+    .describe(
+      `Loopback redirect URIs: http with host ${orList(loopbackHosts)}, e.g. http://${loopbackHosts[0]}:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.`,
+    ),
+  token_endpoint_auth_method: z.enum(AS.clientAuthMethods).default(AS.clientAuthMethods[0]).describe('none for public clients; client_secret_post gets a client_secret'),
+  application_type: z.enum(AS.applicationTypes).default(AS.applicationTypes[0]).describe('native for CLI tools, desktop apps and local agents'),
+  grant_types: z
+    .array(z.enum(AS.grantTypes))
+    .default([...AS.grantTypes])
+    .describe(`Must include ${AS.requiredGrantType}; without refresh_token no refresh token is issued`),
+  response_types: z.array(z.enum(AS.responseTypes)).default([...AS.responseTypes]).describe(`Only ${orList(AS.responseTypes)}`),
+  scope: z.string().optional().describe('Space-separated scopes used when an authorization request has no scope; unknown ones are dropped. Not a limit.'),
+  client_uri: z.url().optional().describe('Home page of the client'),
+  logo_uri: z.url().optional().describe('Logo of the client'),
+  tos_uri: z.url().optional().describe('Terms of service'),
+  policy_uri: z.url().optional().describe('Privacy policy'),
+  software_id: z.string().optional().describe('Identifier of the client software'),
+  software_version: z.string().optional().describe('Version of the client software'),
+  contacts: z.array(z.string()).max(LIMITS.contacts).optional().describe('Contacts of the developers'),
+  id_token_signed_response_alg: z.enum(AS.signingAlgs).default(AS.signingAlgs[0]).describe('Algorithm of the ID tokens issued to this client'),
 });
 
 /** The registration route's description; `loopbackHosts` is the LOOPBACK_HOSTS setting. */
@@ -74,19 +68,17 @@ export const registrationSchema = (loopbackHosts: readonly string[]): FastifySch
       'RFC 7591 dynamic client registration, open without approval to clients whose redirect URIs are loopback addresses (CLI tools, desktop apps, local agents). The body must be application/json; unknown fields are ignored.',
     consumes: ['application/json'],
     response: {
-      201: {
-        type: 'object',
-        description: 'Registered (RFC 7591 §3.2.1): client_id and the metadata as stored, with the kept redirect URIs and the defaults filled in',
-        required: ['client_id', 'client_id_issued_at', 'redirect_uris', 'grant_types', 'response_types', 'token_endpoint_auth_method', 'application_type'],
-        properties: {
-          client_id: { type: 'string', description: 'The new client identifier' },
-          client_id_issued_at: { type: 'integer', description: 'Registration time, seconds since the epoch' },
-          client_secret: { type: 'string', description: 'Only for client_secret_post; shown only here' },
-          client_secret_expires_at: { type: 'integer', description: '0: the secret does not expire' },
+      201: documented(
+        z.object({
+          client_id: z.string().describe('The new client identifier'),
+          client_id_issued_at: z.int().describe('Registration time, seconds since the epoch'),
+          client_secret: z.string().optional().describe('Only for client_secret_post; shown only here'),
+          client_secret_expires_at: z.int().optional().describe('0: the secret does not expire'),
           ...metadataFields(loopbackHosts),
-        },
-        headers: noStore,
-      },
+        }),
+        'Registered (RFC 7591 §3.2.1): client_id and the metadata as stored, with the kept redirect URIs and the defaults filled in',
+        noStore,
+      ),
       ...errorResponses({
         400: 'invalid_redirect_uri (no loopback redirect URI left), invalid_client_metadata or invalid_request',
         413: 'invalid_request: the body is too large',
@@ -95,7 +87,7 @@ export const registrationSchema = (loopbackHosts: readonly string[]): FastifySch
       }),
     },
   },
-  { body: { type: 'object', description: 'Client metadata (RFC 7591 §2)', required: ['redirect_uris'], properties: metadataFields(loopbackHosts) } },
+  { body: z.object(metadataFields(loopbackHosts)).describe('Client metadata (RFC 7591 §2)') },
 );
 
 export const AUTHORIZE_SCHEMA = describeRoute(
@@ -105,11 +97,9 @@ export const AUTHORIZE_SCHEMA = describeRoute(
     description:
       'Open in the user’s browser (RFC 6749 §4.1.1 with PKCE, RFC 7636). The user signs in and approves on Lyceum’s pages; the browser is then redirected to redirect_uri with code, state and iss (RFC 9207). Errors about the client or redirect_uri are shown as a page, never redirected.',
     response: {
-      302: {
-        type: 'null',
-        description: 'To redirect_uri: code, state and iss on approval; error, error_description, state and iss on a redirected error',
-        headers: { location: { type: 'string', description: 'The client’s redirect_uri with the result' } },
-      },
+      302: documented(z.null(), 'To redirect_uri: code, state and iss on approval; error, error_description, state and iss on a redirected error', {
+        location: z.string().describe('The client’s redirect_uri with the result'),
+      }),
       200: html('Sign-in or consent page'),
       400: html('Error page: unknown client_id, redirect_uri missing or not registered, or another unusable request'),
     },
@@ -134,20 +124,18 @@ export const AUTHORIZE_SCHEMA = describeRoute(
   },
 );
 
-const TOKEN_RESPONSE = {
-  type: 'object',
-  description: 'Tokens (RFC 6749 §5.1)',
-  required: ['access_token', 'token_type', 'expires_in', 'scope'],
-  properties: {
-    access_token: { type: 'string', description: 'Opaque Bearer token' },
-    token_type: { type: 'string', enum: ['Bearer'] },
-    expires_in: { type: 'integer', description: 'Seconds until the access token expires' },
-    refresh_token: { type: 'string', description: 'Present when the client registered the refresh_token grant; rotates on every use' },
-    scope: { type: 'string', description: 'The scopes granted: requested ∩ the user’s role' },
-    id_token: { type: 'string', description: 'OpenID Connect ID token (JWT), on the authorization_code grant when openid was granted' },
-  },
-  headers: noStore,
-};
+const TOKEN_RESPONSE = documented(
+  z.object({
+    access_token: z.string().describe('Opaque Bearer token'),
+    token_type: z.enum(['Bearer']),
+    expires_in: z.int().describe('Seconds until the access token expires'),
+    refresh_token: z.string().optional().describe('Present when the client registered the refresh_token grant; rotates on every use'),
+    scope: z.string().describe('The scopes granted: requested ∩ the user’s role'),
+    id_token: z.string().optional().describe('OpenID Connect ID token (JWT), on the authorization_code grant when openid was granted'),
+  }),
+  'Tokens (RFC 6749 §5.1)',
+  noStore,
+);
 
 export const TOKEN_SCHEMA = describeRoute(
   {
@@ -189,7 +177,7 @@ export const REVOCATION_SCHEMA = describeRoute(
       'RFC 7009. Revoking a refresh token ends every token of its family; revoking an access token ends only that token. Unknown tokens answer 200; a token of another client is refused.',
     consumes: FORM,
     response: {
-      200: { type: 'null', description: 'Revoked, or the token was not valid anyway' },
+      200: documented(z.null(), 'Revoked, or the token was not valid anyway'),
       ...errorResponses({ 400: 'invalid_request (e.g. the token belongs to another client) or unsupported_token_type', ...CLIENT_AUTH_ERRORS }),
     },
   },
@@ -208,24 +196,22 @@ export const INTROSPECTION_SCHEMA = describeRoute(
     description: 'RFC 7662. A client may introspect only its own tokens; any other, expired, revoked or unknown token is {"active": false}.',
     consumes: FORM,
     response: {
-      200: {
-        type: 'object',
-        description: 'Token state',
-        required: ['active'],
-        properties: {
-          active: { type: 'boolean' },
-          scope: { type: 'string' },
-          client_id: { type: 'string' },
-          sub: { type: 'string', description: 'The user' },
-          exp: { type: 'integer' },
-          iat: { type: 'integer' },
-          auth_time: { type: 'integer' },
-          iss: { type: 'string' },
-          token_type: { type: 'string', enum: ['Bearer', 'refresh_token'] },
-          aud: { description: 'The bound resource, or both resource identifiers for an unbound token', oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
-        },
-        headers: noStore,
-      },
+      200: documented(
+        z.object({
+          active: z.boolean(),
+          scope: z.string().optional(),
+          client_id: z.string().optional(),
+          sub: z.string().optional().describe('The user'),
+          exp: z.int().optional(),
+          iat: z.int().optional(),
+          auth_time: z.int().optional(),
+          iss: z.string().optional(),
+          token_type: z.enum(['Bearer', 'refresh_token']).optional(),
+          aud: z.union([z.string(), z.array(z.string())]).optional().describe('The bound resource, or both resource identifiers for an unbound token'),
+        }),
+        'Token state',
+        noStore,
+      ),
       ...errorResponses({ 400: 'invalid_request', ...CLIENT_AUTH_ERRORS }),
     },
   },

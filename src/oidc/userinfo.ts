@@ -1,6 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { OperationHandler } from '../http/routes/operation.ts';
+import type { z } from 'zod';
 import type { Deps } from '../deps.ts';
-import { USERINFO_SCHEMA } from './userinfo-schema.ts';
+import { ROLE_CLAIM, USERINFO_SCHEMA, type USERINFO_CLAIMS } from './userinfo-schema.ts';
 import { declareRoute } from '../resource/declare-route.ts';
 import { ENDPOINTS } from '../oauth/endpoints.ts';
 import { OAuthError } from '../oauth/errors.ts';
@@ -8,12 +10,9 @@ import { invalidToken } from '../resource/guard.ts';
 import type { Scope } from '../access/scopes.ts';
 import type { User } from '../store/types.ts';
 
-/** The school role as an extension claim (documented in auth.md and claims_supported). */
-export const ROLE_CLAIM = 'school_role';
-
 /** The user's claims the token's scopes release (OIDC Core §5.4). */
-function claims(user: User, scopes: ReadonlySet<Scope>): Record<string, unknown> {
-  const out: Record<string, unknown> = { sub: user.id };
+function claims(user: User, scopes: ReadonlySet<Scope>): z.infer<typeof USERINFO_CLAIMS> {
+  const out: z.infer<typeof USERINFO_CLAIMS> = { sub: user.id };
   if (scopes.has('profile')) {
     out.name = user.name;
     out.preferred_username = user.email.split('@')[0];
@@ -33,7 +32,7 @@ function claims(user: User, scopes: ReadonlySet<Scope>): Record<string, unknown>
  * email and email_verified. Needs a token with `openid`.
  */
 export function registerUserinfoRoute(app: FastifyInstance, deps: Deps): void {
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  const handler: OperationHandler<typeof USERINFO_SCHEMA> = async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const caller = request.caller;
     if (caller.kind !== 'token') throw new OAuthError('invalid_request', 'UserInfo needs a Bearer access token', 401);

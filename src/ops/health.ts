@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { errorResponses } from '../http/routes/route-docs.ts';
+import { z } from 'zod';
+import { documented, ERROR_BODY } from '../http/routes/route-docs.ts';
 import { declarePublicRoute } from '../http/routes/operation.ts';
 import type { Store } from '../store/types.ts';
 
@@ -73,13 +74,9 @@ export class Readiness {
   }
 }
 
-const STATUS_BODY = (value: string, description: string) => ({
-  type: 'object',
-  required: ['status'],
-  properties: { status: { type: 'string', enum: [value] } },
-  description,
-  headers: { 'cache-control': { type: 'string', description: 'no-store' } },
-});
+const NO_STORE = { 'cache-control': z.string().describe('no-store') };
+
+const STATUS_BODY = (value: string, description: string) => documented(z.object({ status: z.literal(value) }), description, NO_STORE);
 
 const HEALTH_SCHEMA: FastifySchema = {
   tags: ['operations'],
@@ -94,13 +91,10 @@ const readySchema = (timeoutMs: number): FastifySchema => ({
   description: `Answers 200 when the database answers a trivial query within ${timeoutMs} ms (READY_TIMEOUT_MS) and the instance is not stopping; 503 otherwise, with Retry-After. Point load balancers here. Never rate limited, nothing personal in it.`,
   response: {
     200: STATUS_BODY('ready', 'The instance can serve requests'),
-    503: {
-      ...errorResponses({ 503: 'temporarily_unavailable: the database cannot be reached or is too slow, or the instance is stopping' })[503],
-      headers: {
-        'retry-after': { type: 'integer', description: 'Seconds before probing again' },
-        'cache-control': { type: 'string', description: 'no-store' },
-      },
-    },
+    503: documented(ERROR_BODY, 'temporarily_unavailable: the database cannot be reached or is too slow, or the instance is stopping', {
+      'retry-after': z.int().describe('Seconds before probing again'),
+      ...NO_STORE,
+    }),
   },
 });
 

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { paramOf } from '../http/requests/params.ts';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -87,7 +88,7 @@ export class AppMetrics {
       this.requests.labels(request.method, route, status).inc();
       this.duration.labels(request.method, route, status).observe(reply.elapsedTime / 1000);
       if (reply.statusCode === 200 && isTokenRequest(request)) {
-        const grantType = (request.body as Record<string, unknown> | undefined)?.grant_type;
+        const grantType = paramOf(request.body, 'grant_type');
         if (typeof grantType === 'string' && grantTypes.has(grantType)) this.tokensIssued.labels(grantType).inc();
       }
     });

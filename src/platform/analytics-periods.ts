@@ -5,7 +5,9 @@ import { PlatformError } from './errors.ts';
  * is 00:00Z to 24:00Z; months are calendar months ("2025-03"); weeks are ISO
  * 8601 weeks starting on Monday ("2025-W09").
  */
-export type Interval = 'month' | 'week';
+/** The lengths of a report's periods: calendar months or ISO weeks. */
+export const INTERVALS = ['month', 'week'] as const;
+export type Interval = (typeof INTERVALS)[number];
 
 export interface DateRange {
   /** First instant, epoch ms. */

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Scope } from '../access/scopes.ts';
 import type { Fields } from './fields.ts';
 
@@ -56,7 +57,7 @@ export const AREAS = {
       level: { type: 'enum', enum: ['beginner', 'intermediate', 'advanced'], description: 'Level', public: true, filter: true, default: 'beginner' },
       language: { type: 'string', max: 20, description: 'Language (BCP 47 tag)', public: true, filter: true, default: 'en' },
       price_cents: price,
-      lecturer_ids: { type: 'json', description: 'Lecturers teaching it', public: true, default: [], schema: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } } },
+      lecturer_ids: { type: 'json', description: 'Lecturers teaching it', public: true, default: [], schema: z.array(z.string().max(100)).max(20) },
       status,
     },
   },
@@ -106,7 +107,7 @@ export const AREAS = {
       name: { type: 'string', required: true, description: 'Full name', public: true, search: true },
       headline: { type: 'string', description: 'Short headline', public: true, search: true },
       bio: { type: 'text', max: 10_000, description: 'Biography', public: true },
-      expertise: { type: 'json', description: 'Subjects', public: true, default: [], schema: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } } },
+      expertise: { type: 'json', description: 'Subjects', public: true, default: [], schema: z.array(z.string().max(60)).max(20) },
       avatar_url: { type: 'url', description: 'Portrait', public: true },
       email: { type: 'email', description: 'Contact email (private)' },
     },
@@ -179,7 +180,7 @@ export const AREAS = {
       description: { type: 'text', max: 10_000, description: 'What members get', public: true },
       price_cents: price,
       interval: { type: 'enum', enum: ['month', 'year', 'one_time'], description: 'Billing interval', public: true, filter: true, default: 'month' },
-      benefits: { type: 'json', description: 'Benefits, one line each', public: true, default: [], schema: { type: 'array', maxItems: 30, items: { type: 'string', maxLength: 200 } } },
+      benefits: { type: 'json', description: 'Benefits, one line each', public: true, default: [], schema: z.array(z.string().max(200)).max(30) },
       status,
     },
   },
@@ -245,13 +246,7 @@ export const AREAS = {
         type: 'json',
         description: 'What was bought',
         default: [],
-        schema: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { kind: { type: 'string' }, id: { type: 'string' }, name: { type: 'string' }, price_cents: { type: 'integer' } },
-          },
-        },
+        schema: z.array(z.looseObject({ kind: z.string().optional(), id: z.string().optional(), name: z.string().optional(), price_cents: z.int().optional() })),
       },
       total_cents: { type: 'integer', description: 'Amount paid in minor units' },
       currency: { type: 'string', description: 'ISO 4217 currency' },
@@ -343,7 +338,7 @@ export const AREAS = {
         type: 'json',
         description: 'Questions',
         default: [],
-        schema: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, label: { type: 'string' }, type: { type: 'string' } } } },
+        schema: z.array(z.looseObject({ name: z.string().optional(), label: z.string().optional(), type: z.string().optional() })),
       },
     },
   },
@@ -355,7 +350,7 @@ export const AREAS = {
     readScope: 'forms:read',
     fields: {
       form_id: { type: 'ref', ref: 'forms', description: 'Form', filter: true },
-      data: { type: 'json', description: 'Answers by question name', default: {}, schema: { type: 'object', additionalProperties: true } },
+      data: { type: 'json', description: 'Answers by question name', default: {}, schema: z.record(z.string(), z.unknown()) },
     },
   },
   pages: {

@@ -1,7 +1,9 @@
+import type { z } from 'zod';
+
 /**
  * Field declarations for the platform's records. One declaration yields the
- * JSON Schemas (input validation and /openapi.json), the public projection
- * for anonymous callers, filters, search and the row ↔ API mapping.
+ * schemas (input validation, /openapi.json and the MCP tools, field-schemas.ts),
+ * the public projection for anonymous callers, filters, search and the row ↔ API mapping.
  */
 export type FieldType = 'string' | 'text' | 'integer' | 'boolean' | 'datetime' | 'enum' | 'email' | 'url' | 'ref' | 'json';
 
@@ -22,8 +24,8 @@ export interface FieldDef {
   readOnly?: boolean;
   /** For 'ref': the area whose id this holds. */
   ref?: string;
-  /** For 'json': the JSON Schema of the value. */
-  schema?: Record<string, unknown>;
+  /** For 'json': the schema of the value. */
+  schema?: z.ZodType;
   /**
    * For 'integer': a place among the records that hold the same value of this
    * field (a section's among its course's); a record created without one goes
@@ -35,79 +37,25 @@ export interface FieldDef {
 
 export type Fields = Record<string, FieldDef>;
 
-const DATETIME = { type: 'string', format: 'date-time' } as const;
-
-/** JSON Schema of one field as the API shows it. */
-export function outputSchema(f: FieldDef): Record<string, unknown> {
-  const base = { description: f.description };
-  switch (f.type) {
-    case 'integer':
-      return { ...base, type: 'integer' };
-    case 'boolean':
-      return { ...base, type: 'boolean' };
-    case 'datetime':
-      return { ...base, ...DATETIME, nullable: true };
-    case 'enum':
-      return { ...base, type: 'string', enum: [...(f.enum ?? [])] };
-    case 'json':
-      return { ...base, ...(f.schema ?? {}) };
-    default:
-      return { ...base, type: 'string', nullable: !f.required };
-  }
+/** The bounds of an integer field (declared or the default): validation and stored values alike. */
+export function integerBounds(f: FieldDef): { min: number; max: number } {
+  return { min: f.min ?? 0, max: f.max ?? 1_000_000_000 };
 }
 
-/** JSON Schema of one field as input (create / update). An optional field may be null, which clears it. */
-export function inputSchema(f: FieldDef): Record<string, unknown> {
-  const base = { description: f.description, ...(f.required ? {} : { nullable: true }) };
+/** The longest text a field takes (declared or its type's default): validation and stored values alike. */
+export function maxLength(f: FieldDef): number {
   switch (f.type) {
     case 'string':
-      return { ...base, type: 'string', minLength: f.required ? 1 : 0, maxLength: f.max ?? 200 };
-    case 'text':
-      return { ...base, type: 'string', maxLength: f.max ?? 100_000 };
+      return f.max ?? 200;
     case 'email':
-      return { ...base, type: 'string', format: 'email', maxLength: 320 };
+      return 320;
     case 'url':
-      return { ...base, type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 };
+      return 2000;
     case 'ref':
-      return { ...base, type: 'string', minLength: 1, maxLength: 100 };
-    case 'integer':
-      return { ...base, type: 'integer', minimum: f.min ?? 0, maximum: f.max ?? 1_000_000_000 };
-    case 'boolean':
-      return { ...base, type: 'boolean' };
-    case 'datetime':
-      return { ...base, ...DATETIME };
-    case 'enum':
-      return { ...base, type: 'string', enum: [...(f.enum ?? [])] };
-    case 'json':
-      return { ...base, ...(f.schema ?? {}) };
+      return 100;
+    default:
+      return f.max ?? 100_000;
   }
-}
-
-export function recordSchema(fields: Fields): Record<string, unknown> {
-  const properties: Record<string, unknown> = {
-    id: { type: 'string', description: 'Identifier' },
-  };
-  for (const [name, f] of Object.entries(fields)) properties[name] = outputSchema(f);
-  properties.created_at = { ...DATETIME, description: 'When it was created' };
-  properties.updated_at = { ...DATETIME, description: 'When it was last changed' };
-  return { type: 'object', properties };
-}
-
-export function createSchema(fields: Fields): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  for (const [name, f] of Object.entries(fields)) {
-    if (f.readOnly) continue;
-    properties[name] = inputSchema(f);
-    if (f.required) required.push(name);
-  }
-  return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
-}
-
-export function updateSchema(fields: Fields): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (const [name, f] of Object.entries(fields)) if (!f.readOnly) properties[name] = inputSchema(f);
-  return { type: 'object', additionalProperties: false, minProperties: 1, properties };
 }
 
 type Converter = (v: unknown) => unknown;
@@ -177,16 +125,15 @@ const DATE_LIMIT = 8.64e15;
 export function columnValueProblem(f: FieldDef, v: unknown): string | undefined {
   switch (columnType(f)) {
     case 'integer': {
-      const s = f.type === 'boolean' ? { minimum: 0, maximum: 1 } : inputSchema(f);
-      const [min, max] = [Number(s.minimum), Number(s.maximum)];
+      const { min, max } = f.type === 'boolean' ? { min: 0, max: 1 } : integerBounds(f);
       return Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? undefined : `an integer from ${min} to ${max}`;
     }
     case 'bigint':
       return Number.isSafeInteger(v) && Math.abs(v as number) <= DATE_LIMIT ? undefined : 'a time in epoch milliseconds';
     case 'text': {
-      const maxLength = Number(inputSchema(f).maxLength ?? 100_000);
+      const longest = maxLength(f);
       // PostgreSQL text cannot hold a NUL character.
-      return typeof v === 'string' && v.length <= maxLength && !v.includes('\u0000') ? undefined : `a string of at most ${maxLength} characters, without NUL`;
+      return typeof v === 'string' && v.length <= longest && !v.includes('\u0000') ? undefined : `a string of at most ${longest} characters, without NUL`;
     }
   }
 }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
@@ -11,7 +12,8 @@ export const REPLAYED_HEADER = 'Idempotency-Replayed';
 
 /** A key is 1 to 255 printable ASCII characters, sent bare or as a structured-field string ("..."). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/** A key: 1 to 255 printable ASCII characters. */
+const IDEMPOTENCY_KEY = z.string().min(1).max(IDEMPOTENCY_KEY_MAX_LENGTH).regex(/^[\x20-\x7e]+$/);
 
 /**
  * How long a duplicate waits for the first request with its key to finish
@@ -60,7 +62,7 @@ declare module 'fastify' {
 function keyValue(raw: string | string[]): string {
   const one = Array.isArray(raw) ? (raw.length === 1 ? raw[0]! : '') : raw;
   const unquoted = /^"(.*)"$/.test(one) ? one.slice(1, -1) : one;
-  if (!KEY_PATTERN.test(unquoted)) {
+  if (!IDEMPOTENCY_KEY.safeParse(unquoted).success) {
     throw new PlatformError('invalid_request', `The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters, sent once`);
   }
   return unquoted;
@@ -201,14 +203,9 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
 }
 
 /** The Idempotency-Key header as /openapi.json documents it on every POST under /api/v1 (discovery/openapi.ts adds it). */
-export const IDEMPOTENCY_HEADER_DOC = {
-  type: 'string',
-  minLength: 1,
-  maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
-  pattern: '^[\\x20-\\x7e]+$',
-  description:
+export const IDEMPOTENCY_HEADER_DOC = IDEMPOTENCY_KEY.describe(
     'Optional; a unique value per request, such as a UUID (IETF draft "The Idempotency-Key HTTP Header Field"). A retry with the same key and body gets the first answer again, with `Idempotency-Replayed: true`, for IDEMPOTENCY_KEY_RETENTION_SECONDS (a day at least), and creates nothing more; the same key with another body is 422 `idempotency_key_reused`. Keys are per caller (user and client), method and path.',
-} as const;
+  );
 
 /** The answers an Idempotency-Key adds to a POST's own. */
 export const IDEMPOTENCY_ERRORS = {

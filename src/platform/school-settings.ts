@@ -44,10 +44,14 @@ export const SCHOOL_DEFAULTS: SchoolSettings = {
 export const PUBLIC_SCHOOL_FIELDS = ['name', 'description', 'locale', 'currency', 'timezone', 'website'] as const;
 
 /** The full settings with school:read, else the public fields only. */
-export function projectSchool(settings: SchoolSettings, full: boolean): Partial<SchoolSettings> {
+export function projectSchool(settings: SchoolSettings, full: boolean): PublicSchool & Partial<SchoolSettings> {
   if (full) return settings;
-  return Object.fromEntries(PUBLIC_SCHOOL_FIELDS.map((k) => [k, settings[k]]));
+  // Object.fromEntries cannot type the keys it is given; they are PUBLIC_SCHOOL_FIELDS.
+  return Object.fromEntries(PUBLIC_SCHOOL_FIELDS.map((k) => [k, settings[k]])) as PublicSchool;
 }
+
+/** What everyone may read of the school. */
+export type PublicSchool = Pick<SchoolSettings, (typeof PUBLIC_SCHOOL_FIELDS)[number]>;
 
 export type SchoolPatch = Partial<Omit<SchoolSettings, 'updated_at'>>;
 
@@ -87,7 +91,7 @@ export class SchoolSettingsService {
     return out as unknown as SchoolSettings;
   }
 
-  async view(full: boolean): Promise<Partial<SchoolSettings>> {
+  async view(full: boolean): Promise<PublicSchool & Partial<SchoolSettings>> {
     return projectSchool(await this.read(), full);
   }
 

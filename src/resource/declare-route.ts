@@ -1,6 +1,6 @@
-import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Deps } from '../deps.ts';
-import { registerOperation, type Operation } from '../http/routes/operation.ts';
+import { registerOperation, type Operation, type OperationHandler } from '../http/routes/operation.ts';
 import type { Scope } from '../access/scopes.ts';
 import { protect } from './fastify-guard.ts';
 
@@ -8,7 +8,7 @@ import { protect } from './fastify-guard.ts';
 export const OAUTH_SCHEME = 'lyceum_oauth';
 
 /** An operation that needs a token with scopes. */
-export interface GuardedOperation extends Operation {
+export interface GuardedOperation<S extends FastifySchema = FastifySchema> extends Operation<S> {
   /** Scopes a token needs. */
   scopes: readonly Scope[];
   /** Anonymous callers, and tokens without the scopes, are served a public view. */
@@ -16,7 +16,7 @@ export interface GuardedOperation extends Operation {
 }
 
 /**
- * OpenAPI 3.0 §4.8.10: "An empty Security Requirement Object ({}) can be
+ * OpenAPI 3.1 §4.8.10: "An empty Security Requirement Object ({}) can be
  * included in the array" to make security optional: an operation with an
  * anonymous view lists {} beside its scopes.
  */
@@ -28,7 +28,7 @@ export function securityOf(operation: Pick<GuardedOperation, 'scopes' | 'anonymo
  * Registers an operation that needs scopes: the route, the bearer guard in
  * its preValidation and its documented security, from the one declaration.
  */
-export function declareRoute(app: FastifyInstance, deps: Deps, operation: GuardedOperation, handler: RouteHandlerMethod): void {
+export function declareRoute<S extends FastifySchema>(app: FastifyInstance, deps: Deps, operation: GuardedOperation<S>, handler: OperationHandler<S>): void {
   const { scopes, anonymousView = false } = operation;
   const preValidation = protect(deps, scopes, { publicView: anonymousView });
   registerOperation(app, operation, securityOf(operation), { preValidation }, handler);

@@ -1,4 +1,5 @@
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import { paramsOf } from '../http/requests/params.ts';
 import type { Deps } from '../deps.ts';
 import type { Scope } from '../access/scopes.ts';
 import { authorizeRequest, type Caller } from './guard.ts';
@@ -17,9 +18,7 @@ export interface ProtectOptions {
 }
 
 function hasTokenParam(request: FastifyRequest): boolean {
-  const q = request.query as Record<string, unknown> | undefined;
-  const b = request.body as Record<string, unknown> | undefined;
-  return (typeof q === 'object' && q !== null && 'access_token' in q) || (typeof b === 'object' && b !== null && !Array.isArray(b) && 'access_token' in b);
+  return 'access_token' in paramsOf(request.query) || 'access_token' in paramsOf(request.body);
 }
 
 /**

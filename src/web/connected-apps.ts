@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { paramOf } from '../http/requests/params.ts';
 import type { Deps } from '../deps.ts';
 import { OAuthError } from '../oauth/errors.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
@@ -49,8 +50,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
   app.post(`${APPS_PATH}/disconnect`, { ...html, preValidation: app.formProtection }, async (request, reply) => {
     const signedIn = await readSession(request, deps);
     if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
-    // formProtection has read the _csrf field from this body: it is an object.
-    const clientId = (request.body as Record<string, unknown>).client_id;
+    const clientId = paramOf(request.body, 'client_id');
     if (typeof clientId !== 'string' || clientId.length > AUTHORIZATION_SERVER.limits.clientId) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
     const removed = await deps.store.grants.delete(signedIn.user.id, clientId);
     const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());

@@ -126,6 +126,6 @@ describe.each(STORE_KINDS)('/openapi.json passes the recommended lint rules (%s)
 
   it("names the project's license", () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
-    expect(doc.info.license).toEqual({ name: pkg.license });
+    expect(doc.info.license).toEqual({ name: pkg.license, identifier: pkg.license });
   });
 });

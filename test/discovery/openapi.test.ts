@@ -53,8 +53,8 @@ describe.each(STORE_KINDS)('/openapi.json (%s)', (kind) => {
     return found;
   };
 
-  it('is OpenAPI 3.0.x for this origin and passes swagger-parser validation', async () => {
-    expect(doc.openapi).toMatch(/^3\.0\.\d+$/);
+  it('is OpenAPI 3.1.x for this origin and passes swagger-parser validation', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(doc.servers).toEqual([{ url: server.issuer }]);
     // validate() dereferences in place: give it a copy.
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();

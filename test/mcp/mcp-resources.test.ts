@@ -28,7 +28,7 @@ const OPENAPI_PART_TEMPLATE = {
   name: 'openapi_part',
   uriTemplate: 'lyceum://openapi/{part}',
   title: 'OpenAPI document: one part',
-  description: 'The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI 3.0 document.',
+  description: 'The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI 3.1.0 document.',
   mimeType: 'application/json',
 };
 
@@ -109,7 +109,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
         uri: 'lyceum://openapi/courses',
         name: 'openapi_courses',
         title: 'OpenAPI: courses',
-        description: 'The 5 courses operations of the HTTP API as a standalone OpenAPI 3.0 document.',
+        description: 'The 5 courses operations of the HTTP API as a standalone OpenAPI 3.1.0 document.',
         mimeType: 'application/json',
       });
       expect(resources.find((r) => r.uri === 'lyceum://auth.md')).toMatchObject({ name: 'auth_md', title: 'auth.md', mimeType: 'text/markdown' });
@@ -124,7 +124,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect((await client.listResourceTemplates()).resourceTemplates).toEqual([OPENAPI_PART_TEMPLATE, COURSE_TEMPLATE]);
     });
 
-    it('reads the data model of a public area as JSON Schema 2020-12, nullable fields with "null" among their types', async () => {
+    it('reads the data model of a public area as JSON Schema 2020-12, optional fields that may be null', async () => {
       const content = await read('lyceum://schema/courses');
       expect(content.mimeType).toBe('application/schema+json');
       const schema = JSON.parse(content.text) as Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
@@ -136,10 +136,10 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
         'One course as GET /api/v1/courses/{id} returns it. Anyone may read the published ones; callers without courses:read see only the fields id, title, slug, summary, description, level, language, price_cents, lecturer_ids, status, created_at, updated_at.',
       );
       expect(Object.keys(schema.properties)).toEqual(['id', 'title', 'slug', 'summary', 'description', 'level', 'language', 'price_cents', 'lecturer_ids', 'status', 'created_at', 'updated_at']);
-      expect(schema.properties.title).toEqual({ description: 'Title', type: 'string' });
-      expect(schema.properties.slug).toEqual({ description: 'URL name, unique; made from the title when absent', type: ['string', 'null'] });
-      expect(schema.properties.level).toEqual({ description: 'Level', type: 'string', enum: ['beginner', 'intermediate', 'advanced'] });
-      expect(schema.properties.price_cents).toEqual({ description: 'Price in minor units of the school currency (cents)', type: 'integer' });
+      expect(schema.properties.title).toEqual({ description: 'Title', type: 'string', minLength: 1, maxLength: 200 });
+      expect(schema.properties.slug).toEqual({ description: 'URL name, unique; made from the title when absent', anyOf: [{ type: 'string', minLength: 0, maxLength: 120 }, { type: 'null' }] });
+      expect(schema.properties.level).toEqual({ description: 'Level', anyOf: [{ type: 'string', enum: ['beginner', 'intermediate', 'advanced'] }, { type: 'null' }] });
+      expect(schema.properties.price_cents).toEqual({ description: 'Price in minor units of the school currency (cents)', anyOf: [{ type: 'integer', minimum: 0, maximum: 100_000_000 }, { type: 'null' }] });
       expect(schema.properties.lecturer_ids).toEqual({ description: 'Lecturers teaching it', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } });
       expect(schema.properties.created_at).toEqual({ type: 'string', format: 'date-time', description: 'When it was created' });
       expect(JSON.stringify(schema)).not.toContain('nullable');
@@ -150,7 +150,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect(lessons.description).toBe(
         "One lesson as GET /api/v1/curriculum/lessons/{id} returns it. Reading them needs curriculum:read. Where they appear in public data (a published course's curriculum outline), only the fields id, section_id, course_id, title, kind, duration_minutes, position, free_preview, created_at, updated_at show.",
       );
-      expect(lessons.properties.content).toEqual({ description: 'Lesson content (Markdown); only for the school, never public', type: ['string', 'null'] });
+      expect(lessons.properties.content).toEqual({ description: 'Lesson content (Markdown); only for the school, never public', anyOf: [{ type: 'string', maxLength: 100_000 }, { type: 'null' }] });
       const students = JSON.parse((await read('lyceum://schema/students')).text) as { description: string; properties: Record<string, unknown> };
       expect(students.description).toBe('One student as GET /api/v1/students/{id} returns it. Reading them needs students:read; none of their fields is public.');
       expect(Object.keys(students.properties)).toEqual(['id', 'name', 'email', 'status', 'user_id', 'notes', 'created_at', 'updated_at']);

@@ -82,7 +82,7 @@ const IDS: Record<string, string> = {
   'delete /api/v1/courses/{id}': 'deleteCourse',
 };
 
-/** OpenAPI 3.0 §4.8.10: [] is public; {} beside the scopes makes them optional (an anonymous view). */
+/** OpenAPI 3.1 §4.8.10: [] is public; {} beside the scopes makes them optional (an anonymous view). */
 const SECURITY: Record<string, unknown[]> = {
   'post /api/oauth/token': [],
   'get /api/oauth/userinfo': [{ lyceum_oauth: ['openid'] }],

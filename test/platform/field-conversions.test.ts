@@ -5,7 +5,10 @@
  * with the rest of the suite would keep what an earlier test worked out.
  */
 import { describe, expect, it } from 'vitest';
-import { columnType, columnValueProblem, inputSchema, outputSchema, recordToRow, rowToRecord, type Fields } from '../../src/platform/fields.ts';
+import { z } from 'zod';
+import { columnType, columnValueProblem, recordToRow, rowToRecord, type Fields } from '../../src/platform/fields.ts';
+import { fieldInput, recordSchema } from '../../src/platform/field-schemas.ts';
+import { jsonSchemaOf } from '../../src/http/routes/route-docs.ts';
 
 const TIMES = { created_at: 0, updated_at: 86_400_000 };
 
@@ -89,15 +92,21 @@ describe('what a column can hold', () => {
 });
 
 describe('schemas of fields declared without their details', () => {
-  it('offers no value for an enum without values, and a JSON field the shape it declares', () => {
+  it('takes no value for an enum without values, and for a JSON field the shape it declares', () => {
     const choice = { type: 'enum', description: 'Choice' } as const;
     const data = { type: 'json', description: 'Data', required: true } as const;
-    expect(outputSchema(choice)).toEqual({ description: 'Choice', type: 'string', enum: [] });
-    expect(inputSchema(choice)).toEqual({ description: 'Choice', nullable: true, type: 'string', enum: [] });
-    expect(outputSchema(data)).toEqual({ description: 'Data' });
-    expect(inputSchema(data)).toEqual({ description: 'Data' });
-    const list = { type: 'json', description: 'List', schema: { type: 'array', maxItems: 2 } } as const;
-    expect(outputSchema(list)).toEqual({ description: 'List', type: 'array', maxItems: 2 });
-    expect(inputSchema(list)).toEqual({ description: 'List', nullable: true, type: 'array', maxItems: 2 });
+    expect(fieldInput(choice).safeParse('x').success).toBe(false);
+    expect(fieldInput(choice).safeParse(null).success, 'an optional field may be cleared').toBe(true);
+    expect(fieldInput(data).safeParse({ any: ['thing'] }).success).toBe(true);
+    const list = { type: 'json', description: 'List', schema: z.array(z.string()).max(2) } as const;
+    expect(fieldInput(list).safeParse(['a', 'b']).success).toBe(true);
+    expect(fieldInput(list).safeParse(['a', 'b', 'c']).success).toBe(false);
+    expect(jsonSchemaOf(recordSchema({ choice, data, list }))).toMatchObject({
+      properties: {
+        choice: { description: 'Choice', anyOf: [{ not: {} }, { type: 'null' }] },
+        data: { description: 'Data' },
+        list: { description: 'List', anyOf: [{ type: 'array', maxItems: 2 }, { type: 'null' }] },
+      },
+    });
   });
 });

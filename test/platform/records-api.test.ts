@@ -404,7 +404,7 @@ describe('record service edges', () => {
   });
 
   it('refuses an enum filter outside its values before the list runs, for a token and for anyone', async () => {
-    const refused = { error: 'invalid_request', error_description: 'Invalid request: querystring/status must be equal to one of the allowed values.' };
+    const refused = { error: 'invalid_request', error_description: 'Invalid request: query.status: Invalid option: expected one of "draft"|"published"|"archived".' };
     for (const res of [await ctx.owner('GET', '/courses?status=bogus'), await api(ctx.server.issuer, 'GET', '/courses?status=bogus')]) {
       expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: refused });
     }

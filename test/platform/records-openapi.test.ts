@@ -59,7 +59,8 @@ describe('/openapi.json of the record routes', () => {
       ].sort((a, b) => a.name.localeCompare(b.name)));
       expect(statuses(listCourses)).toEqual(['200', '400', '401', '403']);
       const page = listCourses.responses['200']!.content!['application/json']!.schema;
-      expect(Object.keys(page)).toEqual(['type', 'properties']);
+      expect(Object.keys(page)).toEqual(['type', 'properties', 'required']);
+      expect(page.required, 'every page has data; the last one has no next_cursor').toEqual(['data']);
       expect(page.type).toBe('object');
       const pageProps = page.properties as Record<string, Record<string, unknown>>;
       expect(Object.keys(pageProps)).toEqual(['data', 'next_cursor']);
@@ -71,7 +72,7 @@ describe('/openapi.json of the record routes', () => {
       const getCourse = op('/api/v1/courses/{id}', 'get');
       expect(getCourse).toMatchObject({ operationId: 'getCourse', summary: 'Read a course', tags: ['courses'], parameters: ID, security: [{ lyceum_oauth: ['courses:read'] }, {}] });
       expect(statuses(getCourse)).toEqual(['200', '400', '401', '403', '404']);
-      expect(getCourse.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { slug: { type: 'string', description: 'URL name, unique; made from the title when absent' } } });
+      expect(getCourse.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { slug: { anyOf: [{ type: 'string', minLength: 0, maxLength: 120 }, { type: 'null' }], description: 'URL name, unique; made from the title when absent' } } });
 
       const createCourse = op('/api/v1/courses', 'post');
       expect(createCourse).toMatchObject({ operationId: 'createCourse', summary: 'Create a course', tags: ['courses'], security: [{ lyceum_oauth: ['courses:write'] }] });
@@ -135,29 +136,29 @@ const TIMES = {
 const LESSON_INPUT = {
   section_id: { description: 'Section it belongs to', type: 'string', minLength: 1, maxLength: 100 },
   title: { description: 'Title', type: 'string', minLength: 1, maxLength: 200 },
-  kind: { description: 'Kind of lesson', nullable: true, type: 'string', enum: ['video', 'text', 'quiz', 'assignment'] },
-  duration_minutes: { description: 'Expected duration in minutes', nullable: true, type: 'integer', minimum: 0, maximum: 10000 },
-  position: { description: 'Order within the section (0 first); when absent, after its last lesson', nullable: true, type: 'integer', minimum: 0, maximum: 10000 },
-  free_preview: { description: 'Open to everyone as a preview', nullable: true, type: 'boolean' },
-  content: { description: 'Lesson content (Markdown); only for the school, never public', nullable: true, type: 'string', maxLength: 100000 },
+  kind: { description: 'Kind of lesson', anyOf: [{ type: 'string', enum: ['video', 'text', 'quiz', 'assignment'] }, { type: 'null' }] },
+  duration_minutes: { description: 'Expected duration in minutes', anyOf: [{ type: 'integer', minimum: 0, maximum: 10000 }, { type: 'null' }] },
+  position: { description: 'Order within the section (0 first); when absent, after its last lesson', anyOf: [{ type: 'integer', minimum: 0, maximum: 10000 }, { type: 'null' }] },
+  free_preview: { description: 'Open to everyone as a preview', type: ['boolean', 'null'] },
+  content: { description: 'Lesson content (Markdown); only for the school, never public', anyOf: [{ type: 'string', maxLength: 100000 }, { type: 'null' }] },
 };
 
 const LECTURER_INPUT = {
   name: { description: 'Full name', type: 'string', minLength: 1, maxLength: 200 },
-  headline: { description: 'Short headline', nullable: true, type: 'string', minLength: 0, maxLength: 200 },
-  bio: { description: 'Biography', nullable: true, type: 'string', maxLength: 10000 },
-  expertise: { description: 'Subjects', nullable: true, type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } },
-  avatar_url: { description: 'Portrait', nullable: true, type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 },
-  email: { description: 'Contact email (private)', nullable: true, type: 'string', format: 'email', maxLength: 320 },
+  headline: { description: 'Short headline', anyOf: [{ type: 'string', minLength: 0, maxLength: 200 }, { type: 'null' }] },
+  bio: { description: 'Biography', anyOf: [{ type: 'string', maxLength: 10000 }, { type: 'null' }] },
+  expertise: { description: 'Subjects', anyOf: [{ type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } }, { type: 'null' }] },
+  avatar_url: { description: 'Portrait', anyOf: [{ type: 'string', format: 'uri', maxLength: 2000 }, { type: 'null' }] },
+  email: { description: 'Contact email (private)', anyOf: [{ type: 'string', format: 'email', maxLength: 320 }, { type: 'null' }] },
 };
 
 const COUPON_INPUT = {
   code: { description: 'Code customers type (unique)', type: 'string', minLength: 1, maxLength: 40 },
-  percent_off: { description: 'Discount in percent (or use amount_off_cents)', nullable: true, type: 'integer', minimum: 0, maximum: 100 },
-  amount_off_cents: { description: 'Discount in minor units', nullable: true, type: 'integer', minimum: 0, maximum: 1000000000 },
-  valid_until: { description: 'Last moment it can be used', nullable: true, type: 'string', format: 'date-time' },
-  max_redemptions: { description: 'How many times it can be used (0: unlimited)', nullable: true, type: 'integer', minimum: 0, maximum: 1000000000 },
-  active: { description: 'Can be used now', nullable: true, type: 'boolean' },
+  percent_off: { description: 'Discount in percent (or use amount_off_cents)', anyOf: [{ type: 'integer', minimum: 0, maximum: 100 }, { type: 'null' }] },
+  amount_off_cents: { description: 'Discount in minor units', anyOf: [{ type: 'integer', minimum: 0, maximum: 1000000000 }, { type: 'null' }] },
+  valid_until: { description: 'Last moment it can be used', anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+  max_redemptions: { description: 'How many times it can be used (0: unlimited)', anyOf: [{ type: 'integer', minimum: 0, maximum: 1000000000 }, { type: 'null' }] },
+  active: { description: 'Can be used now', type: ['boolean', 'null'] },
 };
 
 describe('record schemas in /openapi.json', () => {
@@ -173,36 +174,26 @@ describe('record schemas in /openapi.json', () => {
       expect(body('/curriculum/lessons', 'post')).toEqual({ type: 'object', additionalProperties: false, properties: LESSON_INPUT, required: ['section_id', 'title'] });
       // course_id is read-only (taken from the section): neither a create nor an update accepts it.
       expect(body('/curriculum/lessons/{id}', 'patch')).toEqual({ type: 'object', additionalProperties: false, minProperties: 1, properties: LESSON_INPUT });
+      // A record shows each field as a body takes it: the same value, null where an optional field has none.
       expect(record('/curriculum/lessons')).toEqual({
         type: 'object',
         properties: {
           id: { type: 'string', description: 'Identifier' },
-          section_id: { description: 'Section it belongs to', type: 'string', nullable: false },
-          course_id: { description: 'Course it belongs to (from its section)', type: 'string', nullable: true },
-          title: { description: 'Title', type: 'string', nullable: false },
-          kind: { description: 'Kind of lesson', type: 'string', enum: ['video', 'text', 'quiz', 'assignment'] },
-          duration_minutes: { description: 'Expected duration in minutes', type: 'integer' },
-          position: { description: 'Order within the section (0 first); when absent, after its last lesson', type: 'integer' },
-          free_preview: { description: 'Open to everyone as a preview', type: 'boolean' },
-          content: { description: 'Lesson content (Markdown); only for the school, never public', type: 'string', nullable: true },
+          ...LESSON_INPUT,
+          course_id: { description: 'Course it belongs to (from its section)', anyOf: [{ type: 'string', minLength: 1, maxLength: 100 }, { type: 'null' }] },
           ...TIMES,
         },
+        // Every field is in every record, null where it has no value.
+        required: ['id', 'section_id', 'course_id', 'title', 'kind', 'duration_minutes', 'position', 'free_preview', 'content', 'created_at', 'updated_at'],
       });
 
       expect(body('/lecturers', 'post')).toEqual({ type: 'object', additionalProperties: false, properties: LECTURER_INPUT, required: ['name'] });
       expect(body('/lecturers/{id}', 'patch')).toEqual({ type: 'object', additionalProperties: false, minProperties: 1, properties: LECTURER_INPUT });
+      // A JSON field with a default shows the default, never null.
       expect(record('/lecturers')).toEqual({
         type: 'object',
-        properties: {
-          id: { type: 'string', description: 'Identifier' },
-          name: { description: 'Full name', type: 'string', nullable: false },
-          headline: { description: 'Short headline', type: 'string', nullable: true },
-          bio: { description: 'Biography', type: 'string', nullable: true },
-          expertise: { description: 'Subjects', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } },
-          avatar_url: { description: 'Portrait', type: 'string', nullable: true },
-          email: { description: 'Contact email (private)', type: 'string', nullable: true },
-          ...TIMES,
-        },
+        properties: { id: { type: 'string', description: 'Identifier' }, ...LECTURER_INPUT, expertise: { description: 'Subjects', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } }, ...TIMES },
+        required: ['id', 'name', 'headline', 'bio', 'expertise', 'avatar_url', 'email', 'created_at', 'updated_at'],
       });
 
       // times_redeemed is set by the server.
@@ -212,13 +203,15 @@ describe('record schemas in /openapi.json', () => {
         type: 'object',
         properties: {
           id: { type: 'string', description: 'Identifier' },
-          student_id: { description: 'Student', type: 'string', nullable: false },
-          course_id: { description: 'Course', type: 'string', nullable: false },
-          progress_percent: { description: "Progress, 0 to 100: the course's lessons completed over its lessons, rounded down (set by the server from lesson completions)", type: 'integer' },
-          completed_at: { description: 'When the last lesson of the course was completed (set by the server; null while a lesson is left)', type: 'string', format: 'date-time', nullable: true },
-          access_expires_at: { description: "When the student's access to the course ends; null: it never does. Set a later time to extend it", type: 'string', format: 'date-time', nullable: true },
+          student_id: { description: 'Student', type: 'string', minLength: 1, maxLength: 100 },
+          course_id: { description: 'Course', type: 'string', minLength: 1, maxLength: 100 },
+          // Set by the server, with a default: never null.
+          progress_percent: { description: "Progress, 0 to 100: the course's lessons completed over its lessons, rounded down (set by the server from lesson completions)", type: 'integer', minimum: 0, maximum: 100 },
+          completed_at: { description: 'When the last lesson of the course was completed (set by the server; null while a lesson is left)', anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+          access_expires_at: { description: "When the student's access to the course ends; null: it never does. Set a later time to extend it", anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
           ...TIMES,
         },
+        required: ['id', 'student_id', 'course_id', 'progress_percent', 'completed_at', 'access_expires_at', 'created_at', 'updated_at'],
       });
     } finally {
       await server.close();

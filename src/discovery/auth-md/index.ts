@@ -1,11 +1,12 @@
 import type { Config } from '../../config/index.ts';
+import { OPENAPI_VERSION } from '../../http/routes/route-docs.ts';
 import { defaultText, SETTINGS, type SettingName } from '../../config/defaults.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
 import { resourcesFor } from '../../oauth/resources.ts';
 import { PREFIX } from '../../oauth/issued-tokens/secrets.ts';
 import { ROLE_SCOPES, ROLES } from '../../access/roles.ts';
 import { SCOPE_NAMES, SCOPES } from '../../access/scopes.ts';
-import { ROLE_CLAIM } from '../../oidc/userinfo.ts';
+import { ROLE_CLAIM } from '../../oidc/userinfo-schema.ts';
 import { insufficientScope, invalidToken, type GuardContext } from '../../resource/guard.ts';
 import { PRM_PATHS } from '../../resource/protected-resources.ts';
 import type { Store } from '../../store/types.ts';
@@ -47,7 +48,7 @@ const DISCOVERY_DOCS: [path: string, purpose: string, method?: string][] = [
   [METADATA_PATHS.openidConfiguration, 'OpenID Connect discovery: the same facts'],
   [PRM_PATHS.api, 'Protected resource metadata (RFC 9728) of the API'],
   [PRM_PATHS.mcp, 'Protected resource metadata (RFC 9728) of the MCP server'],
-  [DOCUMENT_PATHS.openapi, 'OpenAPI 3.0 description, with the scopes of every operation', 'GET'],
+  [DOCUMENT_PATHS.openapi, `OpenAPI ${OPENAPI_VERSION} description, with the scopes of every operation`, 'GET'],
   [DOCUMENT_PATHS.auth, 'This walkthrough'],
   [DOCUMENT_PATHS.llms, 'Index of the site for AI agents'],
   [DOCUMENT_PATHS.pricing, 'What the school sells, from live data'],

@@ -38,8 +38,9 @@ function describeClientError(fe: Partial<FastifyError>): string {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The body is not valid JSON.';
+    case 'FST_ERR_VALIDATION':
+      return `Invalid request: ${fe.message ?? 'bad input'}.`;
     default:
-      if (fe.validation) return `Invalid request: ${fe.message ?? 'bad input'}.`;
       if (fe instanceof SyntaxError) return 'The body is not valid JSON.';
       return 'The request is malformed.';
   }

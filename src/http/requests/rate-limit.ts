@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import type { Config } from '../../config/index.ts';
 
 const MINUTE_MS = 60_000;
@@ -108,10 +109,10 @@ export function rateLimitFor(
  * /openapi.json documents them (discovery/openapi.ts): both fields on every
  * answer, Retry-After on the 429.
  */
-export function rateLimitHeadersDoc(policy: RateLimitPolicy, status: string): Record<string, { type: 'string' | 'integer'; description: string }> {
+export function rateLimitHeadersDoc(policy: RateLimitPolicy, status: string): Record<string, z.ZodType> {
   return {
-    'RateLimit-Policy': { type: 'string', description: `The quota and its window in seconds, e.g. "${policy}";q=30;w=${RATE_LIMIT_WINDOW_SECONDS} (IETF draft "RateLimit header fields for HTTP"; ${RATE_LIMIT_POLICIES[policy].setting})` },
-    RateLimit: { type: 'string', description: `What is left of the quota and the seconds until its window ends, e.g. "${policy}";r=29;t=42` },
-    ...(status === '429' ? { 'Retry-After': { type: 'integer' as const, description: 'Seconds to wait: the t of RateLimit' } } : {}),
+    'RateLimit-Policy': z.string().describe(`The quota and its window in seconds, e.g. "${policy}";q=30;w=${RATE_LIMIT_WINDOW_SECONDS} (IETF draft "RateLimit header fields for HTTP"; ${RATE_LIMIT_POLICIES[policy].setting})`),
+    RateLimit: z.string().describe(`What is left of the quota and the seconds until its window ends, e.g. "${policy}";r=29;t=42`),
+    ...(status === '429' ? { 'Retry-After': z.int().describe('Seconds to wait: the t of RateLimit') } : {}),
   };
 }

@@ -1,45 +1,33 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
-import formats, { type FormatsPlugin } from 'ajv-formats';
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import { describeIssues } from './input-issues.ts';
 
-const COMMON: Options = { allErrors: false, useDefaults: true, strict: false, messages: true };
-
-function compilerWith(options: Options) {
-  const ajv = new Ajv({ ...COMMON, ...options });
-  // ajv-formats is CommonJS: its plugin is the module's default export.
-  const addFormats = (formats as unknown as { default?: FormatsPlugin }).default ?? (formats as unknown as FormatsPlugin);
-  addFormats(ajv);
-  return ajv;
-}
-
-/** Bodies are taken as sent; parameters and query strings are coerced from text. */
-const COMPILERS = {
-  body: compilerWith({ coerceTypes: false, removeAdditional: false }),
-  params: compilerWith({ coerceTypes: 'array', removeAdditional: false }),
+/** How the message names each part of a request, and what it calls a name in it. */
+const PARTS: Record<string, { root: string; what: string }> = {
+  body: { root: 'body', what: 'field' },
+  querystring: { root: 'query', what: 'query parameter' },
+  params: { root: 'path', what: 'path parameter' },
+  headers: { root: 'header', what: 'header' },
 };
 
 /**
- * Each distinct schema, compiled once per process. Every app builds its
- * routes' schemas afresh (the same declarations, new objects), and Ajv
- * caches by object: a process that builds several apps (the tests start
- * hundreds) would compile the same hundred-odd schemas for each, a third
- * of a second every time. Keyed by the schema's text and the part it checks.
+ * Every request part a route declares is checked by its zod schema, the same
+ * schema /openapi.json shows and the MCP tools take. Query strings and path
+ * parameters arrive as text, so their schemas coerce where they declare a
+ * number (`?limit=5` is the integer 5). JSON bodies are taken as sent: a
+ * string where a number is declared, or a field the schema does not know, is
+ * a 400, never silently converted or dropped. The refusal names what is wrong
+ * in the words the MCP tools use (input-issues.ts), which the type provider's
+ * own compiler cannot, as its errors no longer hold the schema.
  */
-const compiled = new Map<string, ValidateFunction>();
-
-/**
- * Query strings and path parameters arrive as text, so they are coerced
- * (`?limit=5` is the integer 5). JSON bodies are taken as sent: a string where
- * a number is declared, or a field the schema does not know, is a 400 — never
- * silently converted or dropped. Every validator is compiled when its route is
- * registered, so a schema Ajv refuses stops the start.
- */
-export function setStrictBodyValidation(app: FastifyInstance): void {
-  app.setValidatorCompiler<FastifySchema>(({ schema, httpPart }) => {
-    const part = httpPart === 'body' ? 'body' : 'params';
-    const key = `${part} ${JSON.stringify(schema)}`;
-    let validate = compiled.get(key);
-    if (!validate) compiled.set(key, (validate = COMPILERS[part].compile(schema as object)));
-    return validate;
+export function setRequestValidation(app: FastifyInstance): void {
+  app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => {
+    const { root, what } = PARTS[httpPart ?? 'body'] ?? PARTS.body!;
+    return (data) => {
+      // The issues keep the input so that a missing value is told from a wrong one; it goes nowhere else.
+      const parsed = schema.safeParse(data, { reportInput: true });
+      if (parsed.success) return { value: parsed.data };
+      return { error: new Error(describeIssues(parsed.error.issues, schema, what, root)) };
+    };
   });
 }

@@ -4,7 +4,6 @@ import { AppearanceService, type AppearancePatch } from '../../platform/appearan
 import { APPEARANCE_PATCH_SCHEMA } from '../../platform/routes/appearance-routes.ts';
 import { SCHOOL_PATCH_SCHEMA } from '../../platform/routes/school-routes.ts';
 import { projectSchool, SchoolSettingsService, type SchoolPatch } from '../../platform/school-settings.ts';
-import { propertiesShape } from '../field-schemas.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
 
 /**
@@ -48,7 +47,7 @@ export const updateSchoolSettings = defineTool({
   optionalScopes: ['school:read'],
   readOnly: false,
   idempotent: true,
-  input: { ...propertiesShape(SCHOOL_PATCH_SCHEMA), dry_run: dryRun() },
+  input: { ...SCHOOL_PATCH_SCHEMA.shape, dry_run: dryRun() },
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
     const service = new SchoolSettingsService(ctx.deps);
@@ -84,7 +83,7 @@ export const updateAppearance = defineTool({
   scopes: ['appearance:write'],
   readOnly: false,
   idempotent: true,
-  input: { ...propertiesShape(APPEARANCE_PATCH_SCHEMA), dry_run: dryRun() },
+  input: { ...APPEARANCE_PATCH_SCHEMA.shape, dry_run: dryRun() },
   async run(ctx, args: Record<string, unknown>) {
     const { dry_run: dry, ...patch } = args;
     const next: Record<string, unknown> = { ...(await new AppearanceService(ctx.deps).update(defined(patch) as AppearancePatch, { dryRun: dry === true })) };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PlatformError } from '../../platform/errors.ts';
 import { eventArea, eventReadScopes, WEBHOOK_EVENT_TYPES } from '../../platform/webhooks/events.ts';
 import { WEBHOOK_SCOPE, WebhookService, type SubscriptionWriter } from '../../platform/webhooks/subscriptions.ts';
+import { SUBSCRIPTION_BODY } from '../../platform/webhooks/schemas.ts';
 import { bulletList } from '../format.ts';
 import { learnerRule } from '../learner-data.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
@@ -58,9 +59,10 @@ export const createWebhook = defineTool({
   argumentScopes: (args) => eventReadScopes(Array.isArray((args as { events?: unknown } | null | undefined)?.events) ? (args as { events: unknown[] }).events : []),
   readOnly: false,
   input: {
-    url: z.string().min(1).max(2000).describe('The receiver\'s URL'),
-    events: z.array(z.string().max(100)).min(1).max(50).describe(`Events to receive: ${WEBHOOK_EVENT_TYPES.join(', ')}`),
-    description: z.string().max(500).optional().describe('What the receiver is'),
+    // The REST body's fields, with descriptions short enough for a tool list.
+    url: SUBSCRIPTION_BODY.shape.url.describe("The receiver's URL"),
+    events: SUBSCRIPTION_BODY.shape.events.describe(`Events to receive: ${WEBHOOK_EVENT_TYPES.join(', ')}`),
+    description: SUBSCRIPTION_BODY.shape.description.describe('What the receiver is'),
     dry_run: z.boolean().default(false).describe('true: check the URL and events, creating nothing'),
   },
   async run(ctx, args) {

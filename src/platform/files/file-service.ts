@@ -17,8 +17,7 @@ import { readableBytes } from '../../util/readable-bytes.ts';
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Ids are made here and checked on the way in, so a path is only ever `<files dir>/fil_<base64url>`. */
-export const FILE_ID_PATTERN = '^fil_[A-Za-z0-9_-]{1,64}$';
-const FILE_ID = new RegExp(FILE_ID_PATTERN);
+export const FILE_ID = /^fil_[A-Za-z0-9_-]{1,64}$/;
 
 export interface Upload {
   name: string;

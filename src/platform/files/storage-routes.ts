@@ -1,12 +1,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { rateLimitFor } from '../../http/requests/rate-limit.ts';
 import type { StoredFile } from '../../store/types.ts';
 import { FileService, MAX_FILE_BYTES } from './file-service.ts';
-import { fileJson } from './file-json.ts';
+import { FILE_SCHEMA, fileJson } from './file-json.ts';
 import { ALLOWED_CONTENT_TYPES } from './file-types.ts';
-import { errorResponses } from '../../http/routes/route-docs.ts';
+import { describeRoute, documented, errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { readUpload, UPLOAD_LIMITS } from './read-upload.ts';
 import { API_PREFIX } from '../routes/paths.ts';
@@ -15,37 +16,20 @@ import { sendFile } from '../routes/send-file.ts';
 import { tokenCaller } from '../routes/token-caller.ts';
 import { readableBytes } from '../../util/readable-bytes.ts';
 
-const FILE_SCHEMA = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string', description: 'File name as uploaded (last path segment)' },
-    content_type: { type: 'string', enum: [...ALLOWED_CONTENT_TYPES] },
-    size: { type: 'integer', description: 'Bytes' },
-    sha256: { type: 'string', description: 'Hex SHA-256 of the content' },
-    uploaded_by: { type: 'string', nullable: true, description: 'Id of the user who uploaded it' },
-    created_at: { type: 'string', format: 'date-time' },
-    download_url: { type: 'string', description: 'GET it with storage:write to download the bytes' },
-  },
-};
-
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100, description: 'File id (fil_...); anything else is 404' } } };
+const idParams = z.object({ id: z.string().max(100).describe('File id (fil_...); anything else is 404') });
 
 /**
- * Documentation of the multipart body. Validation stays off for it (the parts
- * are streamed by @fastify/multipart, not parsed into request.body); readUpload checks them.
+ * Documentation of the multipart body only: the parts are streamed by
+ * @fastify/multipart, not parsed into request.body, and readUpload checks them.
  */
-const UPLOAD_BODY = {
-  content: {
-    'multipart/form-data': {
-      schema: {
-        type: 'object',
-        required: ['file'],
-        properties: { file: { type: 'string', format: 'binary', description: `One file of up to ${readableBytes(MAX_FILE_BYTES)}: ${ALLOWED_CONTENT_TYPES.join(', ')}` } },
-      },
-    },
-  },
-};
+const UPLOAD_BODY = z.object({
+  file: z
+    .string()
+    .meta({ format: 'binary' })
+    .describe(`One file of up to ${readableBytes(MAX_FILE_BYTES)}: ${ALLOWED_CONTENT_TYPES.join(', ')}`),
+});
+
+const BYTES = z.string().meta({ format: 'binary' });
 
 /**
  * Upload rate-limit key: the access token's identity as the store keeps it
@@ -79,14 +63,14 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
       path: base,
       operationId: 'uploadFile',
       ...guard,
-      options: { config: { rateLimit }, validatorCompiler: () => () => true },
-      schema: {
+      options: { config: { rateLimit } },
+      schema: describeRoute({
         tags,
         summary: 'Upload a file',
         description: `multipart/form-data with one file part (${readableBytes(MAX_FILE_BYTES)} at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
-        body: UPLOAD_BODY,
+        consumes: ['multipart/form-data'],
         response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415, 429]) },
-      },
+      }, { body: UPLOAD_BODY }),
     }, async (request, reply) => {
       const file = await readUpload(request, files, tokenCaller(request).userId);
       return reply.code(201).send(toJson(file));
@@ -102,10 +86,10 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
       tags,
       summary: 'List uploaded files',
       description: 'Newest first.',
-      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.files, description: 'How many' } } },
-      response: { 200: { type: 'object', properties: { data: { type: 'array', items: FILE_SCHEMA } } }, ...errorResponses([400, 401, 403]) },
+      querystring: z.object({ limit: z.coerce.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.files).describe('How many') }),
+      response: { 200: z.object({ data: z.array(FILE_SCHEMA) }), ...errorResponses([400, 401, 403]) },
     },
-  }, async (request) => ({ data: (await files.list((request.query as { limit: number }).limit)).map(toJson) }));
+  }, async (request) => ({ data: (await files.list(request.query.limit)).map(toJson) }));
 
   declareRoute(app, deps, {
     method: 'GET',
@@ -117,10 +101,10 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
       summary: 'Download a file',
       description: 'The bytes with their content type, as an attachment (x-content-type-options: nosniff).',
       params: idParams,
-      response: { 200: { description: 'The file bytes', type: 'string', format: 'binary' }, ...errorResponses([401, 403, 404]) },
+      response: { 200: documented(BYTES, 'The file bytes'), ...errorResponses([401, 403, 404]) },
     },
   }, async (request, reply) => {
-    const { file, content } = await files.open((request.params as { id: string }).id);
+    const { file, content } = await files.open(request.params.id);
     return sendFile(reply, file, content, 'attachment', 'private, no-cache');
   });
 
@@ -134,10 +118,10 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
       summary: 'Delete a file',
       description: 'Removes the metadata and the bytes. 409 while a digital product (file_id) or the appearance logo (logo_file_id) uses it.',
       params: idParams,
-      response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses([401, 403, 404, 409]) },
+      response: { 204: documented(z.null(), 'Deleted'), ...errorResponses([401, 403, 404, 409]) },
     },
   }, async (request, reply) => {
-    await files.delete((request.params as { id: string }).id);
-    return reply.code(204).send();
+    await files.delete(request.params.id);
+    return reply.code(204).send(null);
   });
 }

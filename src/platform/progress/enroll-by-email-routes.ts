@@ -1,72 +1,55 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { AREAS } from '../areas.ts';
-import { BULK_ENROLL_LIMIT, EnrollByEmailService, type BulkEnrollInput, type EnrollByEmailInput } from './enroll-by-email.ts';
-import { inputSchema, recordSchema } from '../fields.ts';
+import { BULK_ENROLL_LIMIT, EnrollByEmailService } from './enroll-by-email.ts';
+import { fieldInput, recordSchema, recordSummarySchema } from '../field-schemas.ts';
 import type { RecordService } from '../records.ts';
 import { PROGRESS_PATHS } from './paths.ts';
 
-const COURSE_ID = { ...inputSchema(AREAS.enrollments.fields.course_id), description: 'The course to enroll in' };
-const NAME = { type: 'string', maxLength: 200, description: "The student's name if one is created (default: the part of the email before @); an existing student's name is kept" };
+const COURSE_ID = fieldInput(AREAS.enrollments.fields.course_id).describe('The course to enroll in');
+const NAME = z.string().max(200).optional().describe("The student's name if one is created (default: the part of the email before @); an existing student's name is kept");
+const EMAIL = z.string().max(320);
 
-const ENROLL_BODY = {
-  type: 'object',
-  required: ['email', 'course_id'],
-  additionalProperties: false,
-  properties: { email: inputSchema(AREAS.students.fields.email), course_id: COURSE_ID, name: NAME },
-};
+const ENROLL_BODY = z.strictObject({ email: fieldInput(AREAS.students.fields.email), course_id: COURSE_ID, name: NAME });
 
-const ENROLL_RESULT = {
-  type: 'object',
-  properties: {
-    created_student: { type: 'boolean', description: 'No student had this email: one was created' },
-    created_enrollment: { type: 'boolean', description: 'The student was not enrolled in the course: the enrollment was created' },
-    student: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } } },
-    enrollment: recordSchema(AREAS.enrollments.fields),
-  },
-};
+const ENROLL_RESULT = z.object({
+  created_student: z.boolean().describe('No student had this email: one was created'),
+  created_enrollment: z.boolean().describe('The student was not enrolled in the course: the enrollment was created'),
+  student: recordSummarySchema(AREAS.students.fields, ['name', 'email']),
+  enrollment: recordSchema(AREAS.enrollments.fields),
+});
 
-const BULK_BODY = {
-  type: 'object',
-  required: ['course_id'],
-  additionalProperties: false,
-  description: `emails, or students with names, or both: at most ${BULK_ENROLL_LIMIT} rows in all.`,
-  properties: {
+const BULK_BODY = z
+  .strictObject({
     course_id: COURSE_ID,
-    emails: { type: 'array', maxItems: BULK_ENROLL_LIMIT, items: { type: 'string', maxLength: 320 }, description: 'Email addresses' },
-    students: {
-      type: 'array',
-      maxItems: BULK_ENROLL_LIMIT,
-      description: 'Email addresses with the name to give a new student',
-      items: { type: 'object', required: ['email'], additionalProperties: false, properties: { email: { type: 'string', maxLength: 320 }, name: NAME } },
-    },
-  },
-};
+    emails: z.array(EMAIL).max(BULK_ENROLL_LIMIT).optional().describe('Email addresses'),
+    students: z
+      .array(z.strictObject({ email: EMAIL, name: NAME }))
+      .max(BULK_ENROLL_LIMIT)
+      .optional()
+      .describe('Email addresses with the name to give a new student'),
+  })
+  .describe(`emails, or students with names, or both: at most ${BULK_ENROLL_LIMIT} rows in all.`);
 
-const BULK_RESULT = {
-  type: 'object',
-  properties: {
-    course_id: { type: 'string' },
-    results: {
-      type: 'array',
-      description: 'One per row, in the order sent',
-      items: {
-        type: 'object',
-        properties: {
-          email: { type: 'string' },
-          status: { type: 'string', enum: ['created', 'existing', 'invalid'], description: 'created: enrolled now; existing: was already enrolled; invalid: not an email address, nothing written' },
-          enrollment_id: { type: 'string' },
-          student_id: { type: 'string' },
-          created_student: { type: 'boolean' },
-          error: { type: 'string' },
-        },
-      },
-    },
-    counts: { type: 'object', properties: { created: { type: 'integer' }, existing: { type: 'integer' }, invalid: { type: 'integer' } } },
-  },
-};
+const BULK_RESULT = z.object({
+  course_id: z.string(),
+  results: z
+    .array(
+      z.object({
+        email: z.string(),
+        status: z.enum(['created', 'existing', 'invalid']).describe('created: enrolled now; existing: was already enrolled; invalid: not an email address, nothing written'),
+        enrollment_id: z.string().optional(),
+        student_id: z.string().optional(),
+        created_student: z.boolean().optional(),
+        error: z.string().optional(),
+      }),
+    )
+    .describe('One per row, in the order sent'),
+  counts: z.object({ created: z.int(), existing: z.int(), invalid: z.int() }),
+});
 
 /** POST /api/v1/enrollments/by-email and its bulk form: enrolment by email address, an upsert. */
 export function registerEnrollByEmailRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
@@ -87,7 +70,7 @@ export function registerEnrollByEmailRoutes(app: FastifyInstance, deps: Deps, re
       response: { 200: ENROLL_RESULT, 201: ENROLL_RESULT, ...errorResponses([400, 401, 403]) },
     },
   }, async (request, reply) => {
-    const outcome = await service.enroll(request.body as EnrollByEmailInput);
+    const outcome = await service.enroll(request.body);
     reply.code(outcome.created_enrollment ? 201 : 200);
     return outcome;
   });
@@ -104,5 +87,5 @@ export function registerEnrollByEmailRoutes(app: FastifyInstance, deps: Deps, re
       body: BULK_BODY,
       response: { 200: BULK_RESULT, ...errorResponses([400, 401, 403]) },
     },
-  }, async (request) => service.enrollMany(request.body as BulkEnrollInput));
+  }, async (request) => service.enrollMany(request.body));
 }

@@ -1,60 +1,46 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { AREAS } from '../areas.ts';
-import { recordSchema } from '../fields.ts';
+import { recordSchema, recordSummarySchema } from '../field-schemas.ts';
 import { ProgressService } from './progress-service.ts';
 import type { RecordService } from '../records.ts';
 import { PROGRESS_PATHS } from './paths.ts';
 import { tokenCaller } from '../routes/token-caller.ts';
 
-const ID = { type: 'string', minLength: 1, maxLength: 100 };
-const TIME = { type: 'string', format: 'date-time', nullable: true };
+const ID = z.string().min(1).max(100);
+const TIME = z.iso.datetime({ offset: true }).nullable();
 
-const COMPLETION_RESULT = {
-  type: 'object',
-  properties: {
-    lesson_id: { type: 'string' },
-    completed: { type: 'boolean', description: 'The lesson is now completed' },
-    completed_at: { ...TIME, description: 'When the lesson was completed; null when it is not' },
-    changed: { type: 'boolean', description: 'False when the lesson already was (PUT) or was not (DELETE) completed: nothing changed' },
-    completed_lessons: { type: 'integer', description: "Completed lessons of the enrollment's course" },
-    total_lessons: { type: 'integer', description: "Lessons of the enrollment's course" },
-    enrollment: { ...recordSchema(AREAS.enrollments.fields), description: 'The enrollment with its new progress_percent and completed_at' },
-  },
-};
+const COMPLETION_RESULT = z.object({
+  lesson_id: z.string(),
+  completed: z.boolean().describe('The lesson is now completed'),
+  completed_at: TIME.describe('When the lesson was completed; null when it is not'),
+  changed: z.boolean().describe('False when the lesson already was (PUT) or was not (DELETE) completed: nothing changed'),
+  completed_lessons: z.int().describe("Completed lessons of the enrollment's course"),
+  total_lessons: z.int().describe("Lessons of the enrollment's course"),
+  enrollment: recordSchema(AREAS.enrollments.fields).describe('The enrollment with its new progress_percent and completed_at'),
+});
 
-const PROGRESS_REPORT = {
-  type: 'object',
-  properties: {
-    enrollment_id: { type: 'string' },
-    student_id: { type: 'string' },
-    course_id: { type: 'string' },
-    progress_percent: { type: 'integer', description: 'Completed lessons over the lessons of the course, rounded down; 100 only when every lesson is completed' },
-    completed_at: { ...TIME, description: 'When the last lesson was completed; null while one is left' },
-    access_expires_at: { ...TIME, description: 'When access to the course ends; null: never' },
-    access_expired: { type: 'boolean', description: 'Access has ended: the learner can no longer open or complete lessons' },
-    completed_lessons: { type: 'integer' },
-    total_lessons: { type: 'integer' },
-    lessons: {
-      type: 'array',
-      description: 'Every lesson of the course in curriculum order',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, section_id: { type: 'string' }, title: { type: 'string' }, completed_at: { ...TIME, description: 'null: not completed' } },
-      },
-    },
-  },
-};
+const PROGRESS_REPORT = z.object({
+  enrollment_id: z.string(),
+  student_id: z.string(),
+  course_id: z.string(),
+  progress_percent: z.int().describe('Completed lessons over the lessons of the course, rounded down; 100 only when every lesson is completed'),
+  completed_at: TIME.describe('When the last lesson was completed; null while one is left'),
+  access_expires_at: TIME.describe('When access to the course ends; null: never'),
+  access_expired: z.boolean().describe('Access has ended: the learner can no longer open or complete lessons'),
+  completed_lessons: z.int(),
+  total_lessons: z.int(),
+  lessons: z
+    .array(recordSummarySchema(AREAS.lessons.fields, ['section_id', 'title']).extend({ completed_at: TIME.describe('null: not completed') }))
+    .describe('Every lesson of the course in curriculum order'),
+});
 
-const enrollmentLessonParams = {
-  type: 'object',
-  required: ['id', 'lesson_id'],
-  properties: { id: { ...ID, description: 'Enrollment id' }, lesson_id: { ...ID, description: "Id of a lesson of the enrollment's course" } },
-};
-const enrollmentParams = { type: 'object', required: ['id'], properties: { id: { ...ID, description: 'Enrollment id' } } };
-const lessonParams = { type: 'object', required: ['lesson_id'], properties: { lesson_id: { ...ID, description: 'Lesson id' } } };
+const enrollmentLessonParams = z.object({ id: ID.describe('Enrollment id'), lesson_id: ID.describe("Id of a lesson of the enrollment's course") });
+const enrollmentParams = z.object({ id: ID.describe('Enrollment id') });
+const lessonParams = z.object({ lesson_id: ID.describe('Lesson id') });
 
 const PERCENT_RULE =
   "The enrollment's progress_percent becomes the course's completed lessons over its lessons, rounded down, and completed_at is set when the last lesson is completed and cleared when a lesson is left undone; both change in the same transaction as the completion.";
@@ -63,7 +49,6 @@ const PERCENT_RULE =
 export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
   const progress = new ProgressService(deps, records);
   const tags = ['enrollments'];
-  type EnrollmentLesson = { id: string; lesson_id: string };
 
   declareRoute(app, deps, {
     method: 'PUT',
@@ -78,7 +63,7 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
       response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
     },
   }, async (request) => {
-    const { id, lesson_id } = request.params as EnrollmentLesson;
+    const { id, lesson_id } = request.params;
     return progress.complete(id, lesson_id);
   });
 
@@ -95,7 +80,7 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
       response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
     },
   }, async (request) => {
-    const { id, lesson_id } = request.params as EnrollmentLesson;
+    const { id, lesson_id } = request.params;
     return progress.uncomplete(id, lesson_id);
   });
 
@@ -111,10 +96,8 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
       params: enrollmentParams,
       response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
     },
-  }, async (request) => progress.report((request.params as { id: string }).id));
+  }, async (request) => progress.report(request.params.id));
 
-  const mine = (completed: boolean) => async (request: FastifyRequest) =>
-    progress.setMine(tokenCaller(request).userId, (request.params as { lesson_id: string }).lesson_id, completed);
   const LEARNER_RULES =
     'Only a lesson of a course your own student record is enrolled in (else 403 not_enrolled), while the record is active and the course is not in draft (else 403 lesson_not_open) and the enrollment\'s access has not ended (else 403 access_expired).';
 
@@ -130,7 +113,7 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
       params: lessonParams,
       response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
     },
-  }, mine(true));
+  }, async (request) => progress.setMine(tokenCaller(request).userId, request.params.lesson_id, true));
 
   declareRoute(app, deps, {
     method: 'DELETE',
@@ -144,7 +127,7 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
       params: lessonParams,
       response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
     },
-  }, mine(false));
+  }, async (request) => progress.setMine(tokenCaller(request).userId, request.params.lesson_id, false));
 
   declareRoute(app, deps, {
     method: 'GET',
@@ -158,5 +141,5 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
       params: enrollmentParams,
       response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
     },
-  }, async (request) => progress.myReport(tokenCaller(request).userId, (request.params as { id: string }).id));
+  }, async (request) => progress.myReport(tokenCaller(request).userId, request.params.id));
 }

@@ -1,63 +1,37 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AREAS } from '../areas.ts';
-import { CurriculumService, curriculumView, type ReorderInput } from '../curriculum.ts';
-import { recordSchema } from '../fields.ts';
+import { CurriculumService, curriculumView } from '../curriculum.ts';
+import { recordSchema, recordSummarySchema } from '../field-schemas.ts';
 import type { RecordService } from '../records.ts';
 import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { API_PREFIX } from './paths.ts';
 
-const ID = { type: 'string', minLength: 1, maxLength: 100 };
-const courseParams = { type: 'object', required: ['id'], properties: { id: { ...ID, description: 'Course id' } } };
+const ID = z.string().min(1).max(100);
+const courseParams = z.object({ id: ID.describe('Course id') });
 
 function outlineSchema() {
-  const section = recordSchema(AREAS.sections.fields) as { properties: Record<string, unknown> };
   const lesson = recordSchema(AREAS.lessons.fields);
-  return {
-    type: 'object',
-    properties: {
-      course: { type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, slug: { type: 'string' }, status: { type: 'string' } } },
-      sections: {
-        type: 'array',
-        description: 'Sections by position, each with its lessons by position',
-        items: { type: 'object', properties: { ...section.properties, lessons: { type: 'array', items: lesson } } },
-      },
-    },
-  };
+  return z.object({
+    course: recordSummarySchema(AREAS.courses.fields, ['title', 'slug', 'status']),
+    sections: z.array(recordSchema(AREAS.sections.fields).extend({ lessons: z.array(lesson) })).describe('Sections by position, each with its lessons by position'),
+  });
 }
 
-const REORDER_BODY = {
-  type: 'object',
-  required: ['sections'],
-  additionalProperties: false,
-  properties: {
-    sections: { type: 'array', maxItems: 1000, items: ID, description: "Every section id of the course, in the new order" },
-    lessons: {
-      type: 'object',
-      maxProperties: 1000,
-      description: 'Optional: section id → every lesson id of that section, in the new order',
-      additionalProperties: { type: 'array', maxItems: 1000, items: ID },
-    },
-  },
-};
+const REORDER_BODY = z.strictObject({
+  sections: z.array(ID).max(1000).describe('Every section id of the course, in the new order'),
+  lessons: z
+    .record(ID, z.array(ID).max(1000))
+    .refine((lessons) => Object.keys(lessons).length <= 1000, 'at most 1000 sections')
+    .meta({ maxProperties: 1000 })
+    .optional()
+    .describe('Optional: section id → every lesson id of that section, in the new order'),
+});
 
-const REORDER_RESPONSE = {
-  type: 'object',
-  properties: {
-    sections: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          position: { type: 'integer' },
-          lessons: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, position: { type: 'integer' } } } },
-        },
-      },
-    },
-  },
-};
+const POSITION = z.object({ id: z.string(), position: z.int() });
+const REORDER_RESPONSE = z.object({ sections: z.array(POSITION.extend({ lessons: z.array(POSITION) })) });
 
 /** GET /api/v1/courses/:id/curriculum and POST .../curriculum/reorder. */
 export function registerCurriculumRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
@@ -79,7 +53,7 @@ export function registerCurriculumRoutes(app: FastifyInstance, deps: Deps, recor
       params: courseParams,
       response: { 200: outlineSchema(), ...errorResponses([401, 404]) },
     },
-  }, async (request) => curriculum.outline((request.params as { id: string }).id, curriculumView(request.caller)));
+  }, async (request) => curriculum.outline(request.params.id, curriculumView(request.caller)));
 
   declareRoute(app, deps, {
     method: 'POST',
@@ -95,5 +69,5 @@ export function registerCurriculumRoutes(app: FastifyInstance, deps: Deps, recor
       body: REORDER_BODY,
       response: { 200: REORDER_RESPONSE, ...errorResponses([400, 401, 403, 404]) },
     },
-  }, async (request) => curriculum.reorder((request.params as { id: string }).id, request.body as ReorderInput));
+  }, async (request) => curriculum.reorder(request.params.id, request.body));
 }

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
-import { errorResponses as errors } from '../../http/routes/route-docs.ts';
+import { documented, errorResponses as errors } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { aLabel, AREA_LIST, type AreaDef } from '../areas.ts';
-import { createSchema, recordSchema, updateSchema } from '../fields.ts';
+import { createSchema, recordSchema, updateSchema } from '../field-schemas.ts';
 import { RecordService, viewFor } from '../records.ts';
 import { API_PREFIX } from './paths.ts';
 import { PAGE_SIZE } from '../page-size.ts';
@@ -13,19 +14,21 @@ import { PAGE_SIZE } from '../page-size.ts';
 const pascal = (label: string) => label.split(' ').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
 function listQuerySchema(area: AreaDef) {
-  const properties: Record<string, unknown> = {
-    limit: { type: 'integer', minimum: PAGE_SIZE.min, maximum: PAGE_SIZE.max, default: PAGE_SIZE.records, description: 'Page size' },
-    cursor: { type: 'string', maxLength: 500, description: 'next_cursor of the previous page' },
-    q: { type: 'string', maxLength: 200, description: 'Text search' },
-  };
+  const filters: Record<string, z.ZodType<string | undefined>> = {};
   for (const [name, f] of Object.entries(area.fields)) {
-    if (!f.filter) continue;
-    properties[name] = f.type === 'enum' ? { type: 'string', enum: [...f.enum!], description: `Filter: ${f.description}` } : { type: 'string', maxLength: 320, description: `Filter: ${f.description}` };
+    if (f.filter) filters[name] = (f.type === 'enum' ? z.enum(f.enum as [string, ...string[]]) : z.string().max(320)).optional().describe(`Filter: ${f.description}`);
   }
-  return { type: 'object', properties };
+  // Paging first, then the filters: the order /openapi.json lists them in.
+  return z.object({
+    limit: z.coerce.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.records).describe('Page size'),
+    cursor: z.string().max(500).optional().describe('next_cursor of the previous page'),
+    q: z.string().max(200).optional().describe('Text search'),
+    ...filters,
+  });
 }
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
+/** The path of one record. */
+export const idParams = z.object({ id: z.string().max(100) });
 
 function viewOf(area: AreaDef, request: FastifyRequest) {
   const view = viewFor(area, request.caller);
@@ -60,16 +63,15 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
         summary: `List ${label}s`,
         description: publicView ? `Anonymous callers and tokens without ${area.readScope} see published ${label}s, public fields only.` : `Needs ${area.readScope}.`,
         querystring: listQuerySchema(area),
-        response: { 200: { type: 'object', properties: { data: { type: 'array', items: record }, next_cursor: { type: 'string' } } }, ...errors([400, 401, 403]) },
+        response: { 200: z.object({ data: z.array(record), next_cursor: z.string().optional() }), ...errors([400, 401, 403]) },
       },
     }, async (request) => {
-      // The query schema has already made limit a number and the others strings.
-      const { limit, cursor, q, ...filters } = request.query as { limit?: number; cursor?: string; q?: string } & Record<string, string | number | undefined>;
+      const { limit, cursor, q, ...filters } = request.query;
       return service.list(area, viewOf(area, request), {
         limit,
         cursor,
         q,
-        filters: Object.fromEntries(Object.entries(filters).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
+        filters: Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
       });
     });
     declareRoute(app, deps, {
@@ -78,7 +80,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
       operationId: `get${noun}`,
       ...read,
       schema: { tags, summary: `Read ${aLabel(area)}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
-    }, async (request) => service.get(area, viewOf(area, request), (request.params as { id: string }).id));
+    }, async (request) => service.get(area, viewOf(area, request), request.params.id));
 
     if (area.writeScope) {
       const write = { scopes: [area.writeScope] };
@@ -89,7 +91,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
         ...write,
         schema: { tags, summary: `Create ${aLabel(area)}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
       }, async (request, reply) => {
-        const created = await service.create(area, request.body as Record<string, unknown>);
+        const created = await service.create(area, request.body);
         // RFC 9110 §15.3.2: the new resource "is identified by either a Location header field in the response or ...".
         return reply.code(201).header('location', `${deps.config.issuer}${base}/${String(created.id)}`).send(created);
       });
@@ -99,16 +101,16 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
         operationId: `update${noun}`,
         ...write,
         schema: { tags, summary: `Change ${aLabel(area)}`, params: idParams, body: updateSchema(area.fields), response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
-      }, async (request) => service.update(area, (request.params as { id: string }).id, request.body as Record<string, unknown>));
+      }, async (request) => service.update(area, request.params.id, request.body));
       declareRoute(app, deps, {
         method: 'DELETE',
         path: `${base}/:id`,
         operationId: `delete${noun}`,
         ...write,
-        schema: { tags, summary: `Delete ${aLabel(area)}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404, 409]) } },
+        schema: { tags, summary: `Delete ${aLabel(area)}`, params: idParams, response: { 204: documented(z.null(), 'Deleted'), ...errors([401, 403, 404, 409]) } },
       }, async (request, reply) => {
-        await service.delete(area, (request.params as { id: string }).id);
-        return reply.code(204).send();
+        await service.delete(area, request.params.id);
+        return reply.code(204).send(null);
       });
     }
   }

@@ -1,55 +1,64 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
-import { projectSchool, SCHOOL_DEFAULTS, SchoolSettingsService, type SchoolPatch } from '../school-settings.ts';
+import { projectSchool, SCHOOL_DEFAULTS, SchoolSettingsService } from '../school-settings.ts';
 import { errorResponses } from '../../http/routes/route-docs.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
+import { patchBody } from '../../http/requests/patch-body.ts';
 import { API_PREFIX } from './paths.ts';
 
-const nullableString = (description: string, maxLength: number) => ({ type: 'string', nullable: true, maxLength, description });
+const nullableString = (description: string, maxLength: number) => z.string().max(maxLength).nullable().optional().describe(description);
 
-const PUBLIC_PROPERTIES = {
-  name: { type: 'string', description: `Name of the school (default "${SCHOOL_DEFAULTS.name}")` },
-  description: { type: 'string', description: 'What the school teaches (Markdown)' },
-  locale: { type: 'string', description: `Language of the school, a BCP 47 tag (default "${SCHOOL_DEFAULTS.locale}")` },
-  currency: { type: 'string', description: `ISO 4217 currency of prices (default "${SCHOOL_DEFAULTS.currency}")` },
-  timezone: { type: 'string', description: `IANA time zone (default "${SCHOOL_DEFAULTS.timezone}")` },
-  website: { type: 'string', nullable: true, description: 'Public website' },
-};
+export const SCHOOL_SCHEMA = z
+  .object({
+    name: z.string().describe(`Name of the school (default "${SCHOOL_DEFAULTS.name}")`),
+    description: z.string().describe('What the school teaches (Markdown)'),
+    locale: z.string().describe(`Language of the school, a BCP 47 tag (default "${SCHOOL_DEFAULTS.locale}")`),
+    currency: z.string().describe(`ISO 4217 currency of prices (default "${SCHOOL_DEFAULTS.currency}")`),
+    timezone: z.string().describe(`IANA time zone (default "${SCHOOL_DEFAULTS.timezone}")`),
+    website: z.string().nullable().describe('Public website'),
+    contact_email: z.string().nullable().optional().describe('Contact email (school:read)'),
+    contact_phone: z.string().nullable().optional().describe('Contact phone (school:read)'),
+    legal_name: z.string().nullable().optional().describe('Registered legal name (school:read)'),
+    address: z.string().nullable().optional().describe('Postal address (school:read)'),
+    mcp_student_pseudonyms: z
+      .boolean()
+      .optional()
+      .describe(`MCP answers show students by stable pseudonyms instead of names and emails, and no call can turn that off (default ${SCHOOL_DEFAULTS.mcp_student_pseudonyms}; school:read)`),
+    updated_at: z.iso.datetime({ offset: true }).nullable().optional().describe('Last change; null while the defaults apply (school:read)'),
+  })
+  .describe('The school. Anonymous callers and tokens without school:read see name, description, locale, currency, timezone and website only.');
 
-export const SCHOOL_SCHEMA = {
-  type: 'object',
-  description: 'The school. Anonymous callers and tokens without school:read see name, description, locale, currency, timezone and website only.',
-  properties: {
-    ...PUBLIC_PROPERTIES,
-    contact_email: { type: 'string', nullable: true, description: 'Contact email (school:read)' },
-    contact_phone: { type: 'string', nullable: true, description: 'Contact phone (school:read)' },
-    legal_name: { type: 'string', nullable: true, description: 'Registered legal name (school:read)' },
-    address: { type: 'string', nullable: true, description: 'Postal address (school:read)' },
-    mcp_student_pseudonyms: { type: 'boolean', description: `MCP answers show students by stable pseudonyms instead of names and emails, and no call can turn that off (default ${SCHOOL_DEFAULTS.mcp_student_pseudonyms}; school:read)` },
-    updated_at: { type: 'string', format: 'date-time', nullable: true, description: 'Last change; null while the defaults apply (school:read)' },
-  },
-};
-
-/** No `default` keywords here: the validator would fill them in and a PATCH would reset fields. */
-export const SCHOOL_PATCH_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  description: 'Fields to change; null clears an optional one. An unknown field is refused (400).',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, description: 'Name, 1 to 200 characters' },
-    description: { type: 'string', maxLength: 5000, description: 'Description, up to 5000 characters' },
-    locale: { type: 'string', maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$', description: 'BCP 47 language tag such as en, pt-BR or zh-Hant-TW' },
-    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code: three upper-case letters' },
-    timezone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA time zone such as Europe/Paris or UTC' },
-    contact_email: { type: 'string', nullable: true, format: 'email', maxLength: 320, description: 'Contact email' },
-    website: { type: 'string', nullable: true, format: 'uri', pattern: '^https://', maxLength: 2000, description: 'https URL of the public website' },
-    contact_phone: { type: 'string', nullable: true, pattern: '^\\+?[0-9 ()./-]{3,40}$', description: 'Contact phone number' },
+/** No defaults here: the validator would fill them in and a PATCH would reset fields. */
+export const SCHOOL_PATCH_SCHEMA = patchBody(
+  z.strictObject({
+    name: z.string().min(1).max(200).optional().describe('Name, 1 to 200 characters'),
+    description: z.string().max(5000).optional().describe('Description, up to 5000 characters'),
+    locale: z
+      .string()
+      .max(35)
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/)
+      .optional()
+      .describe('BCP 47 language tag such as en, pt-BR or zh-Hant-TW'),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional()
+      .describe('ISO 4217 code: three upper-case letters'),
+    timezone: z.string().min(1).max(64).optional().describe('IANA time zone such as Europe/Paris or UTC'),
+    contact_email: z.email().max(320).nullable().optional().describe('Contact email'),
+    website: z.url({ protocol: /^https$/ }).max(2000).nullable().optional().describe('https URL of the public website'),
+    contact_phone: z
+      .string()
+      .regex(/^\+?[0-9 ()./-]{3,40}$/)
+      .nullable()
+      .optional()
+      .describe('Contact phone number'),
     legal_name: nullableString('Registered legal name', 200),
     address: nullableString('Postal address', 1000),
-    mcp_student_pseudonyms: { type: 'boolean', description: 'true: every MCP answer shows students by pseudonyms' },
-  },
-};
+    mcp_student_pseudonyms: z.boolean().optional().describe('true: every MCP answer shows students by pseudonyms'),
+  }),
+).describe('Fields to change; null clears an optional one. An unknown field is refused (400).');
 
 /** school:read shows the private fields; without it only the public ones. */
 function canReadSchool(request: FastifyRequest): boolean {
@@ -89,7 +98,7 @@ export function registerSchoolRoutes(app: FastifyInstance, deps: Deps): void {
       response: { 200: SCHOOL_SCHEMA, ...errorResponses([400, 401, 403]) },
     },
   }, async (request) => {
-    const patch = request.body as SchoolPatch;
+    const patch = request.body;
     const before = patch.mcp_student_pseudonyms === undefined ? undefined : (await school.read()).mcp_student_pseudonyms;
     const next = await school.update(patch);
     // Who changed the privacy floor of every agent, and how, stays on record.

@@ -1,73 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
-import { errorResponses as errors } from '../../http/routes/route-docs.ts';
+import { documented, errorResponses as errors } from '../../http/routes/route-docs.ts';
+import { patchBody } from '../../http/requests/patch-body.ts';
 import { declareRoute } from '../../resource/declare-route.ts';
-import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './events.ts';
 import { PlatformError } from '../errors.ts';
-import { WEBHOOK_SCOPE, WEBHOOK_URL_MAX, WebhookService, type SubscriptionInput, type SubscriptionPatch, type SubscriptionWriter } from './subscriptions.ts';
+import { WEBHOOK_SCOPE, WebhookService, type SubscriptionWriter } from './subscriptions.ts';
+import { CREATED_SUBSCRIPTION, DELIVERY, page, PAGE_QUERY, SUBSCRIPTION, SUBSCRIPTION_BODY, SUBSCRIPTION_PATCH } from './schemas.ts';
 import { API_PREFIX } from '../routes/paths.ts';
 
-const EVENT_LIST = WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (needs ${eventArea(type).readScope}): ${WEBHOOK_EVENTS[type].when}`).join(' ');
-
-/**
- * The event names are checked by the service rather than by an `enum` here,
- * so that an unknown one is refused with its name (400 invalid_request).
- */
-const EVENTS = { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', maxLength: 100 }, description: `Event types to receive. ${EVENT_LIST}` };
-const URL_FIELD = { type: 'string', minLength: 1, maxLength: WEBHOOK_URL_MAX, description: 'Receiver: https at a public address (or a host of WEBHOOK_ALLOW_HOSTS), or http on loopback where WEBHOOK_HTTP_LOOPBACK allows it' };
-const DESCRIPTION = { type: 'string', nullable: true, maxLength: 500, description: 'What the receiver is, for people' };
-
-const SUBSCRIPTION = {
-  type: 'object',
-  description: 'A webhook subscription. Its signing secret is shown only when it is created.',
-  properties: {
-    id: { type: 'string' },
-    url: { type: 'string' },
-    events: { type: 'array', items: { type: 'string' } },
-    description: { type: 'string', nullable: true },
-    enabled: { type: 'boolean', description: 'false: nothing is sent, and events meanwhile are not kept for it' },
-    disabled_reason: { type: 'string', nullable: true, description: 'Why it was disabled (through the API, or after repeated failure)' },
-    created_at: { type: 'string', format: 'date-time' },
-    updated_at: { type: 'string', format: 'date-time' },
-  },
-};
-
-const CREATED = {
-  ...SUBSCRIPTION,
-  properties: {
-    ...SUBSCRIPTION.properties,
-    secret: { type: 'string', description: 'The signing secret (whsec_ and base64), shown this once: keep it to verify webhook-signature' },
-  },
-};
-
-const DELIVERY = {
-  type: 'object',
-  description: 'One event sent to one subscription, and how its last attempt went.',
-  properties: {
-    id: { type: 'string' },
-    event_id: { type: 'string', description: 'The event (the webhook-id header)' },
-    event_type: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
-    attempts: { type: 'integer', description: 'Attempts made so far' },
-    next_attempt_at: { type: 'string', format: 'date-time', nullable: true },
-    last_attempt_at: { type: 'string', format: 'date-time', nullable: true },
-    last_status_code: { type: 'integer', nullable: true, description: 'The receiver\'s HTTP status; null when it did not answer' },
-    last_duration_ms: { type: 'integer', nullable: true },
-    last_error: { type: 'string', nullable: true, description: 'Why the last attempt failed' },
-    created_at: { type: 'string', format: 'date-time' },
-  },
-};
-
-const page = (item: object) => ({ type: 'object', properties: { data: { type: 'array', items: item }, next_cursor: { type: 'string' } } });
-const PAGE_QUERY = {
-  type: 'object',
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size' },
-    cursor: { type: 'string', maxLength: 500, description: 'next_cursor of the previous page' },
-  },
-};
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 100 } } };
-const deliveryParams = { type: 'object', required: ['id', 'delivery_id'], properties: { id: { type: 'string', maxLength: 100 }, delivery_id: { type: 'string', maxLength: 100 } } };
+const idParams = z.object({ id: z.string().max(100) });
+const deliveryParams = z.object({ id: z.string().max(100), delivery_id: z.string().max(100) });
 
 /** The caller that writes a subscription through the API (the guard has refused anonymous ones). */
 function writerOf(request: FastifyRequest): SubscriptionWriter {
@@ -87,7 +30,6 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
   const tags = ['webhooks'];
   const base = `${API_PREFIX}/webhooks`;
   const guarded = { scopes: [WEBHOOK_SCOPE] };
-  type Page = { limit?: number; cursor?: string };
 
   declareRoute(app, deps, {
     method: 'POST',
@@ -98,12 +40,12 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
       tags,
       summary: 'Subscribe a receiver to events',
       description: 'Each event also needs the read scope of the records it carries (403 insufficient_scope naming them otherwise). Answers with the signing secret, shown this once. Payloads are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature); see /auth.md.',
-      body: { type: 'object', additionalProperties: false, required: ['url', 'events'], properties: { url: URL_FIELD, events: EVENTS, description: DESCRIPTION } },
-      response: { 201: CREATED, ...errors([400, 401, 403]) },
+      body: SUBSCRIPTION_BODY,
+      response: { 201: CREATED_SUBSCRIPTION, ...errors([400, 401, 403]) },
     },
   }, async (request, reply) => {
     reply.code(201);
-    return service.create(request.body as SubscriptionInput, writerOf(request));
+    return service.create(request.body, writerOf(request));
   });
 
   declareRoute(app, deps, {
@@ -113,7 +55,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     ...guarded,
     schema: { tags, summary: 'List webhook subscriptions', description: 'Oldest first. Never shows the secrets.', querystring: PAGE_QUERY, response: { 200: page(SUBSCRIPTION), ...errors([400, 401, 403]) } },
   }, async (request) => {
-    const { limit, cursor } = request.query as Page;
+    const { limit, cursor } = request.query;
     return service.list(limit, cursor);
   });
 
@@ -123,7 +65,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     operationId: 'getWebhook',
     ...guarded,
     schema: { tags, summary: 'Read a webhook subscription', params: idParams, response: { 200: SUBSCRIPTION, ...errors([401, 403, 404]) } },
-  }, async (request) => service.get((request.params as { id: string }).id));
+  }, async (request) => service.get(request.params.id));
 
   declareRoute(app, deps, {
     method: 'PATCH',
@@ -135,20 +77,20 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
       summary: 'Change a webhook subscription',
       description: 'enabled=false stops deliveries; enabled=true turns a subscription disabled after repeated failure back on, and its pending deliveries resume. The token must hold the read scope of every event the subscription will have, as when subscribing.',
       params: idParams,
-      body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { url: URL_FIELD, events: EVENTS, description: DESCRIPTION, enabled: { type: 'boolean' } } },
+      body: patchBody(SUBSCRIPTION_PATCH),
       response: { 200: SUBSCRIPTION, ...errors([400, 401, 403, 404]) },
     },
-  }, async (request) => service.update((request.params as { id: string }).id, request.body as SubscriptionPatch, writerOf(request)));
+  }, async (request) => service.update(request.params.id, request.body, writerOf(request)));
 
   declareRoute(app, deps, {
     method: 'DELETE',
     path: `${base}/:id`,
     operationId: 'deleteWebhook',
     ...guarded,
-    schema: { tags, summary: 'Delete a webhook subscription', description: 'Its deliveries and their log go with it.', params: idParams, response: { 204: { type: 'null', description: 'Deleted' }, ...errors([401, 403, 404]) } },
+    schema: { tags, summary: 'Delete a webhook subscription', description: 'Its deliveries and their log go with it.', params: idParams, response: { 204: documented(z.null(), 'Deleted'), ...errors([401, 403, 404]) } },
   }, async (request, reply) => {
-    await service.delete((request.params as { id: string }).id);
-    return reply.code(204).send();
+    await service.delete(request.params.id);
+    return reply.code(204).send(null);
   });
 
   declareRoute(app, deps, {
@@ -158,8 +100,8 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
     ...guarded,
     schema: { tags, summary: 'The delivery log of a subscription', description: 'Newest first: each delivery\'s status, attempts and its last attempt\'s status code, duration and error.', params: idParams, querystring: PAGE_QUERY, response: { 200: page(DELIVERY), ...errors([400, 401, 403, 404]) } },
   }, async (request) => {
-    const { limit, cursor } = request.query as Page;
-    return service.deliveries((request.params as { id: string }).id, limit, cursor);
+    const { limit, cursor } = request.query;
+    return service.deliveries(request.params.id, limit, cursor);
   });
 
   declareRoute(app, deps, {
@@ -175,7 +117,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: Deps): void {
       response: { 202: DELIVERY, ...errors([401, 403, 404]) },
     },
   }, async (request, reply) => {
-    const { id, delivery_id: deliveryId } = request.params as { id: string; delivery_id: string };
+    const { id, delivery_id: deliveryId } = request.params;
     reply.code(202);
     return service.redeliver(id, deliveryId);
   });

@@ -8,22 +8,8 @@ import type { Scope } from '../../access/scopes.ts';
 import { insufficientScope } from '../../resource/guard.ts';
 import type { ResourceName } from '../../resource/protected-resources.ts';
 import { eventArea, eventReadScopes, isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.ts';
+import type { DeliveryView, SubscriptionInput, SubscriptionPatch, SubscriptionView } from './schemas.ts';
 
-/** A receiver's URL at most this long. */
-export const WEBHOOK_URL_MAX = 2000;
-
-export interface SubscriptionInput {
-  url: string;
-  events: string[];
-  description?: string | null;
-}
-
-export interface SubscriptionPatch {
-  url?: string;
-  events?: string[];
-  description?: string | null;
-  enabled?: boolean;
-}
 
 /**
  * Who writes a subscription: the scopes of the token, and the protected
@@ -37,10 +23,11 @@ export interface SubscriptionWriter {
 /** The scope every change of a subscription needs, reading one included: its URL often holds a secret. */
 export const WEBHOOK_SCOPE: Scope = 'school:write';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const time = (ms: number) => new Date(ms).toISOString();
+const iso = (ms: number | null) => (ms === null ? null : time(ms));
 
 /** A subscription as the API shows it: never its secret, sealed or not. */
-export function subscriptionView(s: WebhookSubscription): Record<string, unknown> {
+export function subscriptionView(s: WebhookSubscription): SubscriptionView {
   return {
     id: s.id,
     url: s.url,
@@ -48,12 +35,12 @@ export function subscriptionView(s: WebhookSubscription): Record<string, unknown
     description: s.description,
     enabled: s.enabled,
     disabled_reason: s.disabledReason,
-    created_at: iso(s.createdAt),
-    updated_at: iso(s.updatedAt),
+    created_at: time(s.createdAt),
+    updated_at: time(s.updatedAt),
   };
 }
 
-export function deliveryView(d: WebhookDelivery): Record<string, unknown> {
+export function deliveryView(d: WebhookDelivery): DeliveryView {
   return {
     id: d.id,
     event_id: d.eventId,
@@ -65,7 +52,7 @@ export function deliveryView(d: WebhookDelivery): Record<string, unknown> {
     last_status_code: d.lastStatusCode,
     last_duration_ms: d.lastDurationMs,
     last_error: d.lastError,
-    created_at: iso(d.createdAt),
+    created_at: time(d.createdAt),
   };
 }
 
@@ -158,7 +145,7 @@ export class WebhookService {
   }
 
   /** Creates a subscription; the answer holds the secret, which is never shown again. */
-  async create(input: SubscriptionInput, writer: SubscriptionWriter): Promise<Record<string, unknown>> {
+  async create(input: SubscriptionInput, writer: SubscriptionWriter): Promise<SubscriptionView & { secret: string }> {
     const events = await this.check(input, writer);
     await this.checkRoom();
     // Standard Webhooks: a secret of 24 to 64 random bytes, base64, prefixed whsec_.
@@ -180,7 +167,7 @@ export class WebhookService {
     return { ...subscriptionView(subscription), secret };
   }
 
-  async list(limit = 20, cursor?: string): Promise<{ data: Record<string, unknown>[]; next_cursor?: string }> {
+  async list(limit = 20, cursor?: string): Promise<{ data: SubscriptionView[]; next_cursor?: string }> {
     const page = await this.deps.store.webhooks.list(Math.min(Math.max(limit, 1), 100), cursor ? decodeCursor(cursor) : undefined);
     return { data: page.rows.map(subscriptionView), ...(page.next ? { next_cursor: encodeCursor(page.next) } : {}) };
   }
@@ -191,11 +178,11 @@ export class WebhookService {
     return found;
   }
 
-  async get(id: string): Promise<Record<string, unknown>> {
+  async get(id: string): Promise<SubscriptionView> {
     return subscriptionView(await this.find(id));
   }
 
-  async update(id: string, patch: SubscriptionPatch, writer: SubscriptionWriter): Promise<Record<string, unknown>> {
+  async update(id: string, patch: SubscriptionPatch, writer: SubscriptionWriter): Promise<SubscriptionView> {
     const current = await this.find(id);
     const events = patch.events === undefined ? undefined : this.checkEvents(patch.events);
     // A new URL, or the subscription turned back on, sends its events on: the same check as new ones.
@@ -215,14 +202,14 @@ export class WebhookService {
     if (id.length > 100 || !(await this.deps.store.webhooks.delete(id))) throw notFound(id);
   }
 
-  async deliveries(id: string, limit = 20, cursor?: string): Promise<{ data: Record<string, unknown>[]; next_cursor?: string }> {
+  async deliveries(id: string, limit = 20, cursor?: string): Promise<{ data: DeliveryView[]; next_cursor?: string }> {
     await this.find(id);
     const page = await this.deps.store.webhooks.listDeliveries(id, Math.min(Math.max(limit, 1), 100), cursor ? decodeCursor(cursor) : undefined);
     return { data: page.rows.map(deliveryView), ...(page.next ? { next_cursor: encodeCursor(page.next) } : {}) };
   }
 
   /** A new delivery of the same event (same webhook-id), due now; the old one's log stays as it was. */
-  async redeliver(id: string, deliveryId: string): Promise<Record<string, unknown>> {
+  async redeliver(id: string, deliveryId: string): Promise<DeliveryView> {
     await this.find(id);
     const delivery = deliveryId.length <= 100 ? await this.deps.store.webhooks.redeliver(id, deliveryId, newDeliveryId(), this.deps.now()) : undefined;
     if (!delivery) throw new PlatformError('not_found', `No delivery with id ${deliveryId} of webhook ${id}`);

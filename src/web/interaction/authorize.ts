@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { paramsOf } from '../../http/requests/params.ts';
 import { grantableScopes } from '../../access/roles.ts';
 import type { Deps } from '../../deps.ts';
 import { carriedParams, decisionStep, nextStep, type BrowserUser, type NextStep } from '../../oauth/authorize/next-step.ts';
@@ -88,7 +89,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
   }
 
   declarePublicRoute(app, { method: 'GET', path: ENDPOINTS.authorization, operationId: 'authorize', schema: AUTHORIZE_SCHEMA, options: html }, async (request, reply) => {
-    const params = request.query as RawParams;
+    const params = paramsOf(request.query);
     const req = await validated(request, reply, params, deps);
     if (!req) return reply;
     const signedIn = await readSession(request, deps);
@@ -96,7 +97,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
   });
 
   app.post(WEB_PATHS.decision, { ...html, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
-    const body = (request.body ?? {}) as RawParams;
+    const body = paramsOf(request.body);
     const req = await validated(request, reply, body, deps);
     if (!req) return reply;
     const signedIn = await readSession(request, deps);

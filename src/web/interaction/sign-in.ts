@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { paramOf, paramsOf } from '../../http/requests/params.ts';
 import type { Deps } from '../../deps.ts';
 import { rateLimitFor } from '../../http/requests/rate-limit.ts';
-import type { RawParams } from '../../oauth/authorize/validate-request.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
 import { HIDDEN } from '../../oauth/schemas.ts';
 import { verifyPassword } from '../../users/passwords.ts';
@@ -19,7 +19,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
 
   const signInLimit = { config: { ...html.config, rateLimit: rateLimitFor(deps.config, 'sign_in') } };
   app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
-    const body = (request.body ?? {}) as RawParams;
+    const body = paramsOf(request.body);
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const password =
       typeof body.password === 'string'
@@ -45,7 +45,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
   });
 
   app.get(WEB_PATHS.signIn, { ...html, schema: HIDDEN }, async (request, reply) => {
-    const returnTo = safeReturnTo((request.query as RawParams).return_to);
+    const returnTo = safeReturnTo(paramOf(request.query, 'return_to'));
     return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.formToken(), returnTo }));
   });
 }
