@@ -9,16 +9,7 @@ import { readJson } from '../helpers/bearer.ts';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { UserAgent } from '../helpers/user-agent.ts';
-
-/** The 38 exact scope identifiers of the access contract, written out on purpose. */
-const CONTRACT_SCOPES = [
-  'openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'students:write', 'members:read',
-  'members:write', 'analytics:read', 'curriculum:read', 'curriculum:write', 'orders:read', 'school:read', 'school:write',
-  'appearance:read', 'appearance:write', 'events:read', 'events:write', 'membership_plans:read', 'membership_plans:write',
-  'coupons:read', 'coupons:write', 'posts:read', 'posts:write', 'subscriptions:read', 'subscriptions:write',
-  'digital_products:read', 'digital_products:write', 'comments:read', 'lecturers:read', 'lecturers:write', 'storage:write',
-  'forms:read', 'pages:read', 'pages:write', 'account:read', 'account:write',
-];
+import { CONTRACT_SCOPES } from '../helpers/contract-scopes.ts';
 
 /** Every path of the contract's "Endpoints" and "Discovery" tables, plus the other OAuth endpoints Lyceum serves. */
 const ENDPOINT_PATHS = [

@@ -3,16 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson } from '../helpers/bearer.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-
-/** The 38 exact scope identifiers of the access contract, written out on purpose. */
-const CONTRACT_SCOPES = [
-  'openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'students:write', 'members:read',
-  'members:write', 'analytics:read', 'curriculum:read', 'curriculum:write', 'orders:read', 'school:read', 'school:write',
-  'appearance:read', 'appearance:write', 'events:read', 'events:write', 'membership_plans:read', 'membership_plans:write',
-  'coupons:read', 'coupons:write', 'posts:read', 'posts:write', 'subscriptions:read', 'subscriptions:write',
-  'digital_products:read', 'digital_products:write', 'comments:read', 'lecturers:read', 'lecturers:write', 'storage:write',
-  'forms:read', 'pages:read', 'pages:write', 'account:read', 'account:write',
-];
+import { CONTRACT_SCOPES } from '../helpers/contract-scopes.ts';
 
 /** Collections the contract's MCP and catalog serve anonymously: their lists have a public view. */
 const PUBLIC_LISTS = ['/courses', '/lecturers', '/membership-plans', '/digital-products', '/events', '/posts', '/pages'];

@@ -9,28 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { api } from '../helpers/records.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
+import { CONTRACT_SCOPES } from '../helpers/contract-scopes.ts';
 
 type Role = 'owner' | 'admin' | 'lecturer' | 'student';
 const ROLES: Role[] = ['owner', 'admin', 'lecturer', 'student'];
-
-/** The 38 scopes, in the order the contract lists them. */
-const EVERY_SCOPE = [
-  'openid', 'profile', 'email',
-  'courses:read', 'courses:write', 'students:read', 'students:write', 'members:read', 'members:write',
-  'analytics:read', 'curriculum:read', 'curriculum:write', 'orders:read', 'school:read', 'school:write',
-  'appearance:read', 'appearance:write', 'events:read', 'events:write', 'membership_plans:read', 'membership_plans:write',
-  'coupons:read', 'coupons:write', 'posts:read', 'posts:write', 'subscriptions:read', 'subscriptions:write',
-  'digital_products:read', 'digital_products:write', 'comments:read', 'lecturers:read', 'lecturers:write',
-  'storage:write', 'forms:read', 'pages:read', 'pages:write', 'account:read', 'account:write',
-];
 
 const IDENTITY = ['openid', 'profile', 'email', 'account:read', 'account:write'];
 
 /** What each role is granted when a client asks for every scope (in the contract's order). */
 const GRANTED: Record<Role, string[]> = {
-  owner: EVERY_SCOPE,
+  owner: CONTRACT_SCOPES,
   // Only the owner changes who the team is.
-  admin: EVERY_SCOPE.filter((s) => s !== 'members:write'),
+  admin: CONTRACT_SCOPES.filter((s) => s !== 'members:write'),
   lecturer: [
     'openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'curriculum:read', 'curriculum:write',
     'events:read', 'events:write', 'membership_plans:read', 'posts:read', 'posts:write', 'digital_products:read',
@@ -92,7 +82,7 @@ describe.each(STORE_KINDS)('route → scope → roles, stated by hand (%s)', (ki
     server = await startFlowServer(kind);
     for (const role of ROLES) {
       const user = await server.addUser(role);
-      const { tokens: t } = await obtainTokens({ ...server, user }, { scope: EVERY_SCOPE.join(' ') });
+      const { tokens: t } = await obtainTokens({ ...server, user }, { scope: CONTRACT_SCOPES.join(' ') });
       tokens.set(role, { access: t.access_token, scope: t.scope });
     }
   });
