@@ -101,6 +101,13 @@ export class UserAgent {
     });
   }
 
+  /** Signs in on a page that shows the sign-in form; the page it leads to (a redirect fails the test). */
+  async signIn(page: Page, user: { email: string; password: string }): Promise<Page> {
+    const form = parseForms(page.html).find((f) => f.action === '/oauth/sign-in');
+    if (!form) throw new Error(`no sign-in form on the page (${page.status}): ${page.html.slice(0, 400)}`);
+    return asPage(await this.submit(form, { email: user.email, password: user.password }));
+  }
+
   /**
    * Runs the browser part of an authorization: open the URL, sign in if asked,
    * then approve or deny. Returns the redirect to the client.

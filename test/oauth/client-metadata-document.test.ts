@@ -80,7 +80,7 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
 
     const agent = new UserAgent(server.issuer);
     const signIn = asPage(await agent.navigate(url.href));
-    const consent = asPage(await agent.submit(parseForms(signIn.html).find((f) => f.action === '/oauth/sign-in')!, { email: server.user.email, password: server.user.password }));
+    const consent = await agent.signIn(signIn, server.user);
     // The draft: "The authorization server SHOULD display the hostname of the client_id".
     expect(consent.html).toContain('<p class="document-host"><strong>localhost:');
     expect(consent.html).toContain(`</strong> says it is this app.`);
@@ -119,7 +119,7 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
 
     const agent = new UserAgent(server.issuer);
     const signIn = asPage(await agent.navigate('/account/apps'));
-    const apps = asPage(await agent.submit(parseForms(signIn.html).find((f) => f.action === '/oauth/sign-in')!, { email: server.user.email, password: server.user.password }));
+    const apps = await agent.signIn(signIn, server.user);
     expect(apps.html).toContain('<h2>Connected CIMD app</h2>');
     const form = parseForms(apps.html).find((f) => f.action === '/account/apps/disconnect' && f.fields.client_id === clientId)!;
     const after = asPage(await agent.submit(form, {}));
@@ -163,7 +163,7 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     docs.json(path, documentFor(clientId, { redirect_uris: ['https://app.example/cb', 'http://localhost/callback'] }));
     const agent = new UserAgent(server.issuer);
     let page = asPage(await agent.navigate(request(server.issuer, clientId, { redirect_uri: 'https://app.example/cb' })));
-    page = asPage(await agent.submit(parseForms(page.html).find((f) => f.action === '/oauth/sign-in')!, { email: server.user.email, password: server.user.password }));
+    page = await agent.signIn(page, server.user);
     expect(page.html).toContain('</strong> says it is this app.');
     expect(page.html).not.toContain('Any program on your computer');
     expect(page.html).toContain('you go back to\n<strong>app.example</strong>.');

@@ -25,7 +25,7 @@ describe.each(STORE_KINDS)('the authorization routes of a fresh server (%s)', (k
       expect(page).toContain('Error code: <code>invalid_client</code>.');
 
       const signIn = asPage(await agent.navigate(link));
-      const consent = asPage(await agent.submit(parseForms(signIn.html).find((f) => f.action === '/oauth/sign-in')!, { email: user.email, password: user.password }));
+      const consent = await agent.signIn(signIn, user);
       const decision = parseForms(consent.html).find((f) => f.action === '/oauth/authorize/decision')!;
       const post = (fields: Record<string, string>) =>
         agent.request(decision.action, {

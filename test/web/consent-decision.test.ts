@@ -39,7 +39,7 @@ describe.each(STORE_KINDS)('the consent decision (%s)', (kind) => {
       state: 'st-decide',
     });
     const signIn = asPage(await agent.navigate(link));
-    const consent = asPage(await agent.submit(formTo(signIn.html, '/oauth/sign-in')!, { email: user.email, password: user.password }));
+    const consent = await agent.signIn(signIn, user);
     const form = formTo(consent.html, '/oauth/authorize/decision');
     expect(form, consent.html.slice(0, 400)).toBeDefined();
     return { agent, form: form! };

@@ -28,7 +28,7 @@ describe('consent approved while SQLite is locked by another process', () => {
     server = await startTestServer('sqlite', { DATABASE_URL: file, SQLITE_BUSY_TIMEOUT_MS: '100' });
     const { user, agent, link } = await browserApp(server, { name: 'Locked Consent Probe', redirectUri: REDIRECT, scope: 'courses:read', state: 'st-locked' });
     const signIn = asPage(await agent.navigate(link));
-    const consent = asPage(await agent.submit(parseForms(signIn.html).find((f) => f.action === '/oauth/sign-in')!, { email: user.email, password: user.password }));
+    const consent = await agent.signIn(signIn, user);
     const decision = parseForms(consent.html).find((f) => f.action === '/oauth/authorize/decision')!;
     const approve = () =>
       agent.request(decision.action, {

@@ -37,7 +37,7 @@ describe.each(STORE_KINDS)('an app without a name (%s)', (kind) => {
 
       const signIn = asPage(await agent.navigate(link));
       expect(signIn.html).toContain(SIGN_IN_NAMES_AN_APP);
-      const consent = asPage(await agent.submit(formTo(signIn.html, '/oauth/sign-in')!, { email: user.email, password: user.password }));
+      const consent = await agent.signIn(signIn, user);
       expect(consent.html).toContain('<h1>Allow <span class="client-name">An unnamed app</span> to access your account?</h1>');
 
       server.advance((SESSION_TTL + 1) * 1000);
