@@ -21,11 +21,12 @@ const GRANTED: Record<Role, string[]> = {
   owner: CONTRACT_SCOPES,
   // Only the owner changes who the team is.
   admin: CONTRACT_SCOPES.filter((s) => s !== 'members:write'),
-  lecturer: [
-    'openid', 'profile', 'email', 'courses:read', 'courses:write', 'students:read', 'curriculum:read', 'curriculum:write',
-    'events:read', 'events:write', 'membership_plans:read', 'posts:read', 'posts:write', 'digital_products:read',
-    'comments:read', 'lecturers:read', 'storage:write', 'forms:read', 'pages:read', 'account:read', 'account:write',
-  ],
+  // As a token response's `scope` would say it: space-separated.
+  lecturer: (
+    'openid profile email courses:read courses:write students:read curriculum:read curriculum:write ' +
+    'events:read events:write membership_plans:read posts:read posts:write digital_products:read ' +
+    'comments:read lecturers:read storage:write forms:read pages:read account:read account:write'
+  ).split(' '),
   student: IDENTITY,
 };
 
