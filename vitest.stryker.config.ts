@@ -30,13 +30,7 @@ export default defineConfig({
       // The outbound address check and its lookup bound are in the core.
       'test/util/**/*.test.ts',
     ],
-    exclude: [
-      ...(base.test?.exclude ?? ['**/node_modules/**']),
-      'test/platform/demo-seed.test.ts',
-      'test/e2e/browser-*.test.ts',
-      'test/mcp/mcp-inspector-cli.test.ts',
-      'test/mcp/mcp-remote.test.ts',
-    ],
+    exclude: [...(base.test?.exclude ?? ['**/node_modules/**']), 'test/platform/demo-seed.test.ts', 'test/e2e/browser-*.test.ts', 'test/mcp/mcp-inspector-cli.test.ts', 'test/mcp/mcp-remote.test.ts'],
     isolate: false,
   },
 });

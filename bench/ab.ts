@@ -29,7 +29,17 @@ const USAGE = `npm run bench:ab -- --a=PATH --b=PATH [--target=userinfo] [--age=
   --connections per server`;
 
 function options(argv: string[]) {
-  const flags = new Map(argv.map((a) => /^--([a-z]+)=(.*)$/.exec(a) ?? (() => { throw new Error(`unknown argument ${a}\n${USAGE}`); })()).map((m) => [m[1]!, m[2]!]));
+  const flags = new Map(
+    argv
+      .map(
+        (a) =>
+          /^--([a-z]+)=(.*)$/.exec(a) ??
+          (() => {
+            throw new Error(`unknown argument ${a}\n${USAGE}`);
+          })(),
+      )
+      .map((m) => [m[1]!, m[2]!]),
+  );
   const a = flags.get('a');
   const b = flags.get('b');
   if (!a || !b) throw new Error(USAGE);
@@ -93,7 +103,12 @@ async function main(): Promise<void> {
     for (const i of [0, 1]) {
       console.log(`${'ab'[i]} ${opts.builds[i]}: ${median(cpu(i)).toFixed(1)} µs per request, p99 ${median(rounds.map((r) => r[i]!.p99)).toFixed(2)} ms (medians of ${opts.rounds} rounds)`);
     }
-    console.log(`a/b CPU per request: ${[...ratios].sort((x, y) => x - y).map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios).toFixed(3)}`);
+    console.log(
+      `a/b CPU per request: ${[...ratios]
+        .sort((x, y) => x - y)
+        .map((r) => r.toFixed(2))
+        .join(' ')}; median ${median(ratios).toFixed(3)}`,
+    );
   } finally {
     for (const s of servers) await s.stop();
     await db.drop();

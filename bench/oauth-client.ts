@@ -147,4 +147,3 @@ export async function obtainTokenSets(browser: Browser, clientId: string, count:
   }
   return sets;
 }
-

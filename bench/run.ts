@@ -87,7 +87,9 @@ function machine(opts: Options): string {
   const cpu = cpus();
   return [
     `${new Date().toISOString().slice(0, 10)}, commit ${commit}, Node ${process.version}`,
-    `${cpu.length} cores, ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    `${cpu.length} cores, ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM; load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
     `autocannon in the bench process, ${opts.connections} connections (the 1-connection flow: 1), ${opts.warmup} s warm-up then ${opts.duration} s per scenario`,
   ].join('\n');
 }

@@ -55,21 +55,23 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
  * tools/list, or a tools/call of the catalog read (list_records of courses,
  * the MCP twin of GET /api/v1/courses, so the two compare in one run).
  */
-const prepareMcp = (method: 'tools/list' | 'tools/call') => async (ctx: ServerContext): Promise<Prepared> => {
-  const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${ctx.origin}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
-    return { status: res.status, json: (await res.json().catch(() => ({}))) as { result?: { protocolVersion?: string; tools?: { name: string }[] } } };
+const prepareMcp =
+  (method: 'tools/list' | 'tools/call') =>
+  async (ctx: ServerContext): Promise<Prepared> => {
+    const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${ctx.origin}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+      return { status: res.status, json: (await res.json().catch(() => ({}))) as { result?: { protocolVersion?: string; tools?: { name: string }[] } } };
+    };
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lyceum-bench', version: '1' } };
+    const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+    if (init.status !== 200) throw new Error(`MCP initialize failed (${init.status}): ${JSON.stringify(init.json)}`);
+    const version = { 'mcp-protocol-version': String(init.json.result?.protocolVersion ?? params.protocolVersion) };
+    const tools = (await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? [];
+    if (!tools.some((t) => t.name === 'list_records')) throw new Error('list_records is not listed to anonymous callers');
+    const body = JSON.stringify(method === 'tools/list' ? { jsonrpc: '2.0', id: 3, method } : { jsonrpc: '2.0', id: 3, method, params: { name: 'list_records', arguments: { area: 'courses' } } });
+    const verify = (answer: string) => answer.includes('"result"') && !answer.includes('"isError":true');
+    return { requests: [{ method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...version }, body, verify }] };
   };
-  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lyceum-bench', version: '1' } };
-  const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
-  if (init.status !== 200) throw new Error(`MCP initialize failed (${init.status}): ${JSON.stringify(init.json)}`);
-  const version = { 'mcp-protocol-version': String(init.json.result?.protocolVersion ?? params.protocolVersion) };
-  const tools = (await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, version)).json.result?.tools ?? [];
-  if (!tools.some((t) => t.name === 'list_records')) throw new Error('list_records is not listed to anonymous callers');
-  const body = JSON.stringify(method === 'tools/list' ? { jsonrpc: '2.0', id: 3, method } : { jsonrpc: '2.0', id: 3, method, params: { name: 'list_records', arguments: { area: 'courses' } } });
-  const verify = (answer: string) => answer.includes('"result"') && !answer.includes('"isError":true');
-  return { requests: [{ method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...version }, body, verify }] };
-};
 
 /**
  * Refresh grant: each request takes a live refresh token from the pool and

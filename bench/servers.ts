@@ -67,7 +67,10 @@ async function spawnServer(args: string[], env: Record<string, string>, readyPat
       child.kill('SIGKILL');
       throw new Error(`${args.join(' ')} ${why}; see ${logFile}:\n${readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n')}`);
     }
-    const status = await fetch(url + readyPath, { signal: AbortSignal.timeout(1000) }).then((r) => r.arrayBuffer().then(() => r.status), () => 0);
+    const status = await fetch(url + readyPath, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.arrayBuffer().then(() => r.status),
+      () => 0,
+    );
     if (status === 200) break;
   }
   const startupMs = performance.now() - started;

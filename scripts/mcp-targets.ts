@@ -47,5 +47,7 @@ for (const row of ROWS) {
   const areas = FAMILIES.filter((f) => reached.has(f));
   // sign_in is the anonymous caller's way in: listed so that calling it starts the sign-in.
   const callable = listedTools(access).every((t) => t.name === 'sign_in' || t.scopes.every((s) => access.scopes.has(s)));
-  console.log(`| ${row.caller} | ${list.length} | ${kb(Buffer.byteLength(JSON.stringify(list)))} | ${sizes[0]?.name} ${kb(sizes[0]?.bytes ?? 0)} | ${areas.length} of ${FAMILIES.length} | ${callable ? 'yes' : 'no'} |`);
+  console.log(
+    `| ${row.caller} | ${list.length} | ${kb(Buffer.byteLength(JSON.stringify(list)))} | ${sizes[0]?.name} ${kb(sizes[0]?.bytes ?? 0)} | ${areas.length} of ${FAMILIES.length} | ${callable ? 'yes' : 'no'} |`,
+  );
 }

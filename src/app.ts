@@ -68,10 +68,7 @@ export interface Operations {
  * Builds the whole application from its dependencies: infrastructure plugins,
  * then routes. No listening, no config reading: main.ts does that.
  */
-export async function buildApp(
-  deps: Deps,
-  ops: Operations = { readiness: new Readiness(deps.store, deps.config.readyTimeoutMs) },
-): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, ops: Operations = { readiness: new Readiness(deps.store, deps.config.readyTimeoutMs) }): Promise<FastifyInstance> {
   const logger = appLogger(deps.config.logLevel);
   const sendError = errorSender(httpErrorPage, deps.store.fault);
   const app = Fastify({

@@ -9,33 +9,13 @@ export const ROLES = ['owner', 'admin', 'lecturer', 'student'] as const;
 export type Role = (typeof ROLES)[number];
 
 const IDENTITY: Scope[] = ['openid', 'profile', 'email', 'account:read', 'account:write'];
-const CATALOG_READ: Scope[] = [
-  'courses:read',
-  'curriculum:read',
-  'lecturers:read',
-  'events:read',
-  'membership_plans:read',
-  'digital_products:read',
-  'posts:read',
-  'pages:read',
-];
+const CATALOG_READ: Scope[] = ['courses:read', 'curriculum:read', 'lecturers:read', 'events:read', 'membership_plans:read', 'digital_products:read', 'posts:read', 'pages:read'];
 
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   owner: SCOPE_NAMES,
   // An admin runs the school day to day; only the owner may change who the team is.
   admin: SCOPE_NAMES.filter((s) => s !== 'members:write'),
-  lecturer: [
-    ...IDENTITY,
-    ...CATALOG_READ,
-    'courses:write',
-    'curriculum:write',
-    'students:read',
-    'events:write',
-    'posts:write',
-    'comments:read',
-    'storage:write',
-    'forms:read',
-  ],
+  lecturer: [...IDENTITY, ...CATALOG_READ, 'courses:write', 'curriculum:write', 'students:read', 'events:write', 'posts:write', 'comments:read', 'storage:write', 'forms:read'],
   // Students read the public catalog anonymously; their own enrollments, orders and
   // subscriptions come with their account. No area scope would show them others' data or drafts.
   student: IDENTITY,

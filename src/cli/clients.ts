@@ -4,8 +4,7 @@ import { newClientId, newSecret, PREFIX, sha256 } from '../oauth/issued-tokens/s
 import type { Client, ClientMetadata, Store } from '../store/types.ts';
 import { parseFlags, UsageError } from './args.ts';
 
-const USAGE =
-  'usage: lyceum clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S] | list | show CLIENT_ID | delete CLIENT_ID';
+const USAGE = 'usage: lyceum clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S] | list | show CLIENT_ID | delete CLIENT_ID';
 
 /** The flag that sets each metadata field, for naming it in an error. */
 const FLAGS: Record<string, string> = { client_name: '--name', redirect_uris: '--redirect-uri', scope: '--scope' };
@@ -72,9 +71,7 @@ export async function clientsCommand(store: Store, config: Pick<Config, 'loopbac
   if (sub === 'list') {
     const clients = await store.clients.list();
     if (clients.length === 0) return console.log('no clients');
-    console.log(
-      `${'CLIENT_ID'.padEnd(clients[0]!.id.length)}  ${'AUTH_METHOD'.padEnd(18)}  ${'REGISTERED'.padEnd(24)}  ${'LAST_USED'.padEnd(24)}  ${'BY'.padEnd(8)}  NAME`,
-    );
+    console.log(`${'CLIENT_ID'.padEnd(clients[0]!.id.length)}  ${'AUTH_METHOD'.padEnd(18)}  ${'REGISTERED'.padEnd(24)}  ${'LAST_USED'.padEnd(24)}  ${'BY'.padEnd(8)}  NAME`);
     for (const c of clients) {
       const when = new Date(c.createdAt).toISOString();
       console.log(`${c.id}  ${c.metadata.token_endpoint_auth_method.padEnd(18)}  ${when}  ${lastUsed(c).padEnd(24)}  ${registeredBy(c).padEnd(8)}  ${c.metadata.client_name ?? '(unnamed)'}`);

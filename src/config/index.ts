@@ -56,7 +56,16 @@ export interface Config {
   /** The Prometheus listener (GET /metrics), off the public port; port 0: none. */
   metrics: { port: number; host: string };
   /** Webhook delivery (docs/configuration.md WEBHOOK_*): retry waits in ms, the receiver's timeout, failures before disabling, the poll interval, days the delivery log is kept, hosts exempt from the public-address check. */
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; disableAfter: number; pollIntervalMs: number; logDays: number; maxSubscriptions: number; allowHttp: 'never' | 'loopback'; allowHosts: string[] };
+  webhooks: {
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    disableAfter: number;
+    pollIntervalMs: number;
+    logDays: number;
+    maxSubscriptions: number;
+    allowHttp: 'never' | 'loopback';
+    allowHosts: string[];
+  };
   /** true when the issuer is https: cookies get the Secure attribute. */
   secureCookies: boolean;
 }
@@ -129,7 +138,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxDelay: e.SIGN_IN_MAX_DELAY_SECONDS,
       forgetAfter: e.SIGN_IN_FORGET_FAILURES_SECONDS,
     },
-    rateLimits: { registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE, signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE, mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE, uploadPerMinute: e.RATE_LIMIT_UPLOAD_PER_MINUTE },
+    rateLimits: {
+      registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE,
+      signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE,
+      uploadPerMinute: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
+    },
     storageQuotaBytes: e.STORAGE_QUOTA_BYTES,
     clientDocuments: {
       allowHosts: new Set(e.CIMD_ALLOW_HOSTS ?? []),

@@ -62,7 +62,13 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 /** true or false, in lower case. */
 export function bool(): Parse<boolean> {
-  return schema('true or false', pipe(zodEnum(['true', 'false'], 'must be true or false'), transform((v) => v === 'true')));
+  return schema(
+    'true or false',
+    pipe(
+      zodEnum(['true', 'false'], 'must be true or false'),
+      transform((v) => v === 'true'),
+    ),
+  );
 }
 
 /** Text, optionally bounded in length and held to a pattern whose meaning is given in words. */
@@ -132,7 +138,10 @@ export const redisUrl = custom('a redis:// or rediss:// URL', (raw) => {
 
 /** MCP_ALLOWED_ORIGINS: a comma-separated list of origins, each exactly as a browser sends it in Origin: scheme://host[:port]. */
 export const origins = custom('comma-separated origins (scheme://host:port, lower case, no path)', (raw) => {
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const origin of list) {
     let url: URL | undefined;
     try {
@@ -150,7 +159,10 @@ export const origins = custom('comma-separated origins (scheme://host:port, lowe
 
 /** CIMD_ALLOW_HOSTS: host names as a URL writes them (lower case; an IPv6 literal in brackets), comma-separated. */
 export const hostNames = custom('comma-separated host names (lower case, no scheme or port), e.g. localhost,docs.internal', (raw) => {
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const host of list) {
     let url: URL | undefined;
     try {
@@ -168,7 +180,10 @@ export const trustProxy = custom('true, false, a hop count, or a comma-separated
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const isAddressOrCidr = (s: string) => {
     const [address, prefix, ...rest] = s.split('/');
     const version = isIP(address ?? '');
@@ -185,7 +200,10 @@ const LOOPBACK_HOSTS = AUTHORIZATION_SERVER.loopbackHosts;
 
 /** LOOPBACK_HOSTS: trimmed, lower-cased, each one of the loopback names the authorization server supports. */
 export const loopbackHosts = custom(`one or more of ${LOOPBACK_HOSTS.join(', ')}, comma-separated`, (raw): LoopbackHost[] => {
-  const hosts = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const hosts = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const bad = hosts.find((h) => !isOneOf(LOOPBACK_HOSTS, h));
   if (hosts.length === 0 || bad) throw new RefusedValue(`${bad ?? '(empty)'} is not one of ${LOOPBACK_HOSTS.join(', ')}`);
   return hosts as LoopbackHost[];
@@ -201,7 +219,10 @@ const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
 /** WEBHOOK_RETRY_SCHEDULE: comma-separated waits such as 10s,1m,2h (ms, s, m or h), each at most a day, at most 20 of them; in ms. */
 export const durations = custom('comma-separated waits with a unit (ms, s, m, h), each at most 24h, at most 20; e.g. 10s,1m,5m', (raw): number[] => {
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (list.length === 0 || list.length > 20) throw new RefusedValue('must list 1 to 20 waits');
   return list.map((item) => {
     const m = /^(\d{1,9})(ms|s|m|h)$/.exec(item);

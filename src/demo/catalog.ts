@@ -19,7 +19,13 @@ export const COURSES: DemoCourse[] = [
       {
         title: 'Getting set up',
         lessons: [
-          ['Welcome and how this course works', 'video', 6, true, '## Welcome\n\nIn this course you will write real Python programs from the very first week.\n\n- Watch each video, then type the code yourself.\n- Do the quiz at the end of every section.\n- Ask questions in the course discussion at any time.\n\nSee you in the next lesson, where we install Python.'],
+          [
+            'Welcome and how this course works',
+            'video',
+            6,
+            true,
+            '## Welcome\n\nIn this course you will write real Python programs from the very first week.\n\n- Watch each video, then type the code yourself.\n- Do the quiz at the end of every section.\n- Ask questions in the course discussion at any time.\n\nSee you in the next lesson, where we install Python.',
+          ],
           ['Installing Python and an editor', 'video', 12, true],
           ['Your first program', 'text', 10],
         ],
@@ -467,8 +473,7 @@ export const COURSES: DemoCourse[] = [
     title: 'Smartphone Photography',
     slug: 'smartphone-photography',
     summary: 'Take striking photos with the phone in your pocket: light, composition, portraits and simple editing.',
-    description:
-      '## Archived\n\nThis course is no longer sold; enrolled students keep access.\n\nIt teaches composition, light and editing with free apps, through weekly photo challenges.',
+    description: '## Archived\n\nThis course is no longer sold; enrolled students keep access.\n\nIt teaches composition, light and editing with free apps, through weekly photo challenges.',
     level: 'beginner',
     price_cents: 2900,
     lecturers: ['marco'],
@@ -505,8 +510,7 @@ export const COURSES: DemoCourse[] = [
     title: 'Video Storytelling for Teachers',
     slug: 'video-storytelling-for-teachers',
     summary: 'Plan, film and edit short teaching videos that hold attention, with simple equipment and a clear script.',
-    description:
-      '## Coming soon\n\nFor teachers and trainers who want to record their own lessons. Covers scripting, framing, sound, editing and captions.',
+    description: '## Coming soon\n\nFor teachers and trainers who want to record their own lessons. Covers scripting, framing, sound, editing and captions.',
     level: 'intermediate',
     price_cents: 7900,
     lecturers: ['marco', 'claire'],

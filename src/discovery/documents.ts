@@ -50,19 +50,42 @@ export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
 
   declarePublicRoute(
     app,
-    { method: 'GET', path: DOCUMENT_PATHS.auth, operationId: 'getAuthMarkdown', schema: documentSchema('Authentication walkthrough', 'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.', MARKDOWN) },
+    {
+      method: 'GET',
+      path: DOCUMENT_PATHS.auth,
+      operationId: 'getAuthMarkdown',
+      schema: documentSchema(
+        'Authentication walkthrough',
+        'OAuth 2.0 and OpenID Connect for this server as Markdown: endpoints, scopes, roles, a curl walkthrough, lifetimes, errors and the decisions the contract leaves open.',
+        MARKDOWN,
+      ),
+    },
     async (_request, reply) => send(reply, MARKDOWN, auth()),
   );
 
   declarePublicRoute(
     app,
-    { method: 'GET', path: DOCUMENT_PATHS.llms, operationId: 'getLlmsText', schema: documentSchema('Index for AI agents', 'llms.txt (https://llmstxt.org/): the school, then links to the documentation, the MCP server and the public catalog.', TEXT) },
+    {
+      method: 'GET',
+      path: DOCUMENT_PATHS.llms,
+      operationId: 'getLlmsText',
+      schema: documentSchema('Index for AI agents', 'llms.txt (https://llmstxt.org/): the school, then links to the documentation, the MCP server and the public catalog.', TEXT),
+    },
     async (_request, reply) => send(reply, TEXT, llmsText(deps.config.issuer, await schoolProfile(deps))),
   );
 
   declarePublicRoute(
     app,
-    { method: 'GET', path: DOCUMENT_PATHS.pricing, operationId: 'getPricingMarkdown', schema: documentSchema('Pricing', 'What the school sells, as Markdown, from the live catalog: published courses, membership plans and digital products, and upcoming events, with prices in the school currency.', MARKDOWN) },
+    {
+      method: 'GET',
+      path: DOCUMENT_PATHS.pricing,
+      operationId: 'getPricingMarkdown',
+      schema: documentSchema(
+        'Pricing',
+        'What the school sells, as Markdown, from the live catalog: published courses, membership plans and digital products, and upcoming events, with prices in the school currency.',
+        MARKDOWN,
+      ),
+    },
     async (_request, reply) => send(reply, MARKDOWN, await pricingMarkdown(deps, records)),
   );
 }

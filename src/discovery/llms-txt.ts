@@ -6,7 +6,6 @@ import { PRM_PATHS } from '../resource/protected-resources.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from './paths.ts';
 import type { SchoolProfile } from './school.ts';
 
-
 const line = (s: string) => s.replace(/\s+/g, ' ').trim();
 /** Link text must not close the bracket early. */
 const linkText = (s: string) => line(s).replace(/[[\]\\]/g, (c) => `\\${c}`);
@@ -49,11 +48,7 @@ export function llmsText(issuer: string, school: SchoolProfile): string {
       link('Protected resource metadata (MCP)', url(PRM_PATHS.mcp), `RFC 9728: the MCP server, resource identifier ${url(DOCUMENT_PATHS.mcp)}.`),
     ].join('\n'),
     ['## MCP', link('MCP server', url(DOCUMENT_PATHS.mcp), 'Model Context Protocol server (Streamable HTTP) for anonymous reads of the public catalog.')].join('\n'),
-    [
-      '## Catalog',
-      ...catalog,
-      link('School', url(`${API_PREFIX}/school`), "The school's profile (name, description, currency) as JSON."),
-    ].join('\n'),
+    ['## Catalog', ...catalog, link('School', url(`${API_PREFIX}/school`), "The school's profile (name, description, currency) as JSON.")].join('\n'),
   ];
   return `${sections.join('\n\n')}\n`;
 }

@@ -28,8 +28,7 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
 }
 
 /** "a, b and c": the items joined by `sep`, the last one by `last`. */
-export const joinList = (items: readonly string[], sep = ', ', last = ' and '): string =>
-  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(sep)}${last}${items.at(-1)}`;
+export const joinList = (items: readonly string[], sep = ', ', last = ' and '): string => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(sep)}${last}${items.at(-1)}`);
 
 export const bullets = (items: readonly string[]): string => items.map((i) => `- ${i}`).join('\n');
 

@@ -35,8 +35,7 @@ export async function pricingMarkdown(deps: Deps, records: RecordService): Promi
   const issuer = deps.config.issuer;
   const school = await schoolProfile(deps);
   const price = priceFormatter(school.currency, school.locale);
-  const link = (area: AreaDef, item: Item, label: unknown) =>
-    `[${escapeText(str(label)) || 'Untitled'}](${issuer}${API_PREFIX}${area.path}/${encodeURIComponent(str(item.id))})`;
+  const link = (area: AreaDef, item: Item, label: unknown) => `[${escapeText(str(label)) || 'Untitled'}](${issuer}${API_PREFIX}${area.path}/${encodeURIComponent(str(item.id))})`;
   const none = (what: string) => `No ${what} at the moment.`;
 
   const [courses, plans, products, events] = await Promise.all([

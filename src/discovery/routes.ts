@@ -42,43 +42,63 @@ const documentSchema = (summary: string, description: string, example: unknown, 
 export function registerDiscoveryRoutes(app: FastifyInstance, deps: Deps, keys: KeyRing): void {
   const asExample = authorizationServerMetadata(deps.config.issuer);
   const prmExample = protectedResourceMetadata(deps.config.issuer, 'api');
-  declarePublicRoute(app, {
-    method: 'GET',
-    path: METADATA_PATHS.authorizationServer,
-    operationId: 'getAuthorizationServerMetadata',
-    schema: documentSchema('Authorization server metadata', 'RFC 8414: every endpoint, grant type, scope and client authentication method; authoritative if other documents disagree.', asExample),
-  }, staticJson(asExample));
-  declarePublicRoute(app, {
-    method: 'GET',
-    path: METADATA_PATHS.openidConfiguration,
-    operationId: 'getOpenIdConfiguration',
-    schema: documentSchema('OpenID Connect discovery', 'OpenID Connect Discovery 1.0 §3: the same document as the authorization server metadata.', asExample),
-  }, staticJson(asExample));
-  declarePublicRoute(app, {
-    method: 'GET',
-    path: PRM_PATHS.api,
-    operationId: 'getApiResourceMetadata',
-    schema: documentSchema('Protected resource metadata of the API', 'RFC 9728: resource is the issuer; authorization_servers[0] is the issuer; lists every scope.', prmExample),
-  }, staticJson(prmExample));
-  declarePublicRoute(app, {
-    method: 'GET',
-    path: PRM_PATHS.mcp,
-    operationId: 'getMcpResourceMetadata',
-    schema: documentSchema('Protected resource metadata of the MCP server', 'RFC 9728: resource is {issuer}/mcp; lists only the scopes the MCP tools use.', prmExample),
-  }, staticJson(protectedResourceMetadata(deps.config.issuer, 'mcp')));
-  declarePublicRoute(app, {
-    method: 'GET',
-    path: ENDPOINTS.jwks,
-    operationId: 'getJwks',
-    schema: documentSchema(
-      'ID token signing keys',
-      'JSON Web Key Set (RFC 7517) with the public keys of the ID token signatures; retired keys stay until their tokens expire.',
-      { keys: [{ kty: 'RSA', kid: 'key id', alg: 'RS256', use: 'sig', n: 'modulus', e: 'AQAB' }] },
-      'application/jwk-set+json',
-    ),
-  }, async (_req, reply) => {
-    // Short cache: verifiers must see a rotated key soon after `lyceum keys rotate`.
-    reply.header('cache-control', 'public, max-age=60').type('application/jwk-set+json; charset=utf-8');
-    return keys.jwks();
-  });
+  declarePublicRoute(
+    app,
+    {
+      method: 'GET',
+      path: METADATA_PATHS.authorizationServer,
+      operationId: 'getAuthorizationServerMetadata',
+      schema: documentSchema('Authorization server metadata', 'RFC 8414: every endpoint, grant type, scope and client authentication method; authoritative if other documents disagree.', asExample),
+    },
+    staticJson(asExample),
+  );
+  declarePublicRoute(
+    app,
+    {
+      method: 'GET',
+      path: METADATA_PATHS.openidConfiguration,
+      operationId: 'getOpenIdConfiguration',
+      schema: documentSchema('OpenID Connect discovery', 'OpenID Connect Discovery 1.0 §3: the same document as the authorization server metadata.', asExample),
+    },
+    staticJson(asExample),
+  );
+  declarePublicRoute(
+    app,
+    {
+      method: 'GET',
+      path: PRM_PATHS.api,
+      operationId: 'getApiResourceMetadata',
+      schema: documentSchema('Protected resource metadata of the API', 'RFC 9728: resource is the issuer; authorization_servers[0] is the issuer; lists every scope.', prmExample),
+    },
+    staticJson(prmExample),
+  );
+  declarePublicRoute(
+    app,
+    {
+      method: 'GET',
+      path: PRM_PATHS.mcp,
+      operationId: 'getMcpResourceMetadata',
+      schema: documentSchema('Protected resource metadata of the MCP server', 'RFC 9728: resource is {issuer}/mcp; lists only the scopes the MCP tools use.', prmExample),
+    },
+    staticJson(protectedResourceMetadata(deps.config.issuer, 'mcp')),
+  );
+  declarePublicRoute(
+    app,
+    {
+      method: 'GET',
+      path: ENDPOINTS.jwks,
+      operationId: 'getJwks',
+      schema: documentSchema(
+        'ID token signing keys',
+        'JSON Web Key Set (RFC 7517) with the public keys of the ID token signatures; retired keys stay until their tokens expire.',
+        { keys: [{ kty: 'RSA', kid: 'key id', alg: 'RS256', use: 'sig', n: 'modulus', e: 'AQAB' }] },
+        'application/jwk-set+json',
+      ),
+    },
+    async (_req, reply) => {
+      // Short cache: verifiers must see a rotated key soon after `lyceum keys rotate`.
+      reply.header('cache-control', 'public, max-age=60').type('application/jwk-set+json; charset=utf-8');
+      return keys.jwks();
+    },
+  );
 }

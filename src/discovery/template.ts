@@ -37,7 +37,11 @@ function engine(): typeof Handlebars {
   /** `{{codes list}}`: each as inline code, joined by `sep` (", "), the last by `last` (the same as sep). */
   hb.registerHelper('codes', (list: readonly unknown[], options: HelperOptions) => {
     const sep = (options.hash.sep as string | undefined) ?? ', ';
-    return joinList(defined(list, 'codes', options).map((v) => code(String(v))), sep, (options.hash.last as string | undefined) ?? sep);
+    return joinList(
+      defined(list, 'codes', options).map((v) => code(String(v))),
+      sep,
+      (options.hash.last as string | undefined) ?? sep,
+    );
   });
   return hb;
 }

@@ -61,9 +61,7 @@ export class KeyRing {
     const publicJwk = await exportJWK(publicKey);
     const privateJwk = await exportJWK(privateKey);
     const kid = createHash('sha256').update(JSON.stringify(publicJwk)).update(randomUUID()).digest('base64url').slice(0, 16);
-    const sealed = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(privateJwk)))
-      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid })
-      .encrypt(this.sealingKey);
+    const sealed = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(privateJwk))).setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid }).encrypt(this.sealingKey);
     const key: SigningKey = {
       kid,
       alg,

@@ -10,7 +10,10 @@ export function boundToLoopback(host: string): boolean {
 
 /** The answer the MCP SDK's own DNS-rebinding check gives: 403 with a JSON-RPC error, which MCP clients read. */
 function refuse(reply: FastifyReply, message: string): FastifyReply {
-  return reply.code(403).type('application/json; charset=utf-8').send({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+  return reply
+    .code(403)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
 }
 
 /**

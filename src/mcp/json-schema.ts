@@ -12,7 +12,9 @@ export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema
  * /openapi.json, made from the same field declarations.
  */
 export function areaJsonSchema(area: AreaDef, uri: string): Record<string, unknown> {
-  const declared = Object.entries(area.fields).filter(([, f]) => f.public).map(([name]) => name);
+  const declared = Object.entries(area.fields)
+    .filter(([, f]) => f.public)
+    .map(([name]) => name);
   const shown = ['id', ...declared, 'created_at', 'updated_at'].join(', ');
   let readers: string;
   if (area.publicRead) readers = `Anyone may read ${area.publicRead.published ? 'the published ones' : 'them'}; callers without ${area.readScope} see only the fields ${shown}.`;

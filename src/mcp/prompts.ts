@@ -30,7 +30,10 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
       description: 'A report on one week of the school: enrollments, revenue, active students, orders and what comes next. Needs a token with analytics:read and orders:read.',
       argsSchema: {
         week: completable(
-          z.string().regex(/^\d{4}-W\d{2}$/).describe('ISO 8601 week, e.g. 2026-W48'),
+          z
+            .string()
+            .regex(/^\d{4}-W\d{2}$/)
+            .describe('ISO 8601 week, e.g. 2026-W48'),
           (value) => startingWith(recentIsoWeeks(ctx.deps.now(), WEEKS_OFFERED), value),
         ),
       },
@@ -57,7 +60,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
     'course_outline_from_syllabus',
     {
       title: 'Course outline from a syllabus',
-      description: 'Turns a syllabus into a course outline in Lyceum\'s shape: a course with sections and lessons, checked against the published catalog.',
+      description: "Turns a syllabus into a course outline in Lyceum's shape: a course with sections and lessons, checked against the published catalog.",
       argsSchema: {
         syllabus: z.string().min(1).max(20_000).describe('The syllabus, as plain text or Markdown'),
         // Optional outside the completable: the SDK finds a completer under .optional(), not inside it.
@@ -71,7 +74,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
           `1. Read the resources ${RESOURCE_URIS.schema('courses')}, ${RESOURCE_URIS.schema('sections')} and ${RESOURCE_URIS.schema('lessons')} for the fields a course, a section and a lesson have.`,
           '2. Call list_records (area courses, q) with the main subject of the syllabus: say whether a published course already covers it, and call get_course on the closest one to match its style.',
           `3. Write the outline: title, summary (at most 500 characters), level (${LEVELS.join(', ')}), then sections in order, each with lessons in order, every lesson with a title, a kind (${LESSON_KINDS.join(', ')}) and duration_minutes.`,
-          '4. To change an existing course\'s title, summary, description or level, call update_course with dry_run true first and show the preview (it needs courses:write).',
+          "4. To change an existing course's title, summary, description or level, call update_course with dry_run true first and show the preview (it needs courses:write).",
           '',
           'Syllabus:',
           syllabus,
@@ -93,7 +96,7 @@ export function registerPrompts(server: McpServer, ctx: Pick<ToolContext, 'deps'
         [
           `Explain the course ${course_id} to someone thinking of taking it.`,
           `Read the resource ${RESOURCE_URIS.course(course_id)} (or call get_course with id "${course_id}"): its description, lecturers and curriculum outline.`,
-          'Say who it is for (its level and language), what each section teaches, the total time (the sum of the lessons\' duration_minutes), which lessons are free previews, and its price. Use only what the course says.',
+          "Say who it is for (its level and language), what each section teaches, the total time (the sum of the lessons' duration_minutes), which lessons are free previews, and its price. Use only what the course says.",
         ].join('\n'),
       ),
   );

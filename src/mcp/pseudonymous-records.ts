@@ -66,19 +66,16 @@ function refusePseudonyms(area: AreaDef, input: Record<string, unknown>): void {
   if (!rule) return;
   for (const name of rule.fields) {
     if (isPseudonymValue(input[name])) {
-      throw new PlatformError('invalid_request', `${name}: "${String(input[name])}" is a pseudonym shown in place of a learner's ${name}, not a value to store; leave the field out to keep the real one`);
+      throw new PlatformError(
+        'invalid_request',
+        `${name}: "${String(input[name])}" is a pseudonym shown in place of a learner's ${name}, not a value to store; leave the field out to keep the real one`,
+      );
     }
   }
 }
 
 /** The input every tool accepts, added where the tools are registered (server.ts). */
-export const pseudonymizeOption = () =>
-  z
-    .boolean()
-    .optional()
-    .describe(
-      'true: students shown by stable pseudonyms (Student 3F9A0C17B2), ids real; the school may make it the rule',
-    );
+export const pseudonymizeOption = () => z.boolean().optional().describe('true: students shown by stable pseudonyms (Student 3F9A0C17B2), ids real; the school may make it the rule');
 
 /**
  * The tool context of one call: with pseudonymized records when the call asks

@@ -83,7 +83,11 @@ export function registerResources(server: McpServer, ctx: ToolContext, documents
       }),
       complete: { part: (value) => [...openapi().parts.keys()].filter((name) => name.startsWith(value)) },
     }),
-    { title: 'OpenAPI document: one part', description: `The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI ${OPENAPI_VERSION} document.`, mimeType: JSON_TYPE },
+    {
+      title: 'OpenAPI document: one part',
+      description: `The operations of one area of the HTTP API, with their parameters, bodies, answers and scopes, as a standalone OpenAPI ${OPENAPI_VERSION} document.`,
+      mimeType: JSON_TYPE,
+    },
     (u, variables) => {
       const name = Array.isArray(variables.part) ? variables.part[0] : variables.part;
       const part = openapi().parts.get(name ?? '');

@@ -176,7 +176,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps, records: Rec
 
     // Stateless: no server-to-client stream and no session to end (Streamable HTTP §GET/§DELETE allow 405).
     const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-      reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' } });
+      reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; use POST' } });
     scope.get(MCP_PATH, { schema: { hide: true } }, notAllowed);
     scope.delete(MCP_PATH, { schema: { hide: true } }, notAllowed);
   });

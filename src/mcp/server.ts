@@ -9,8 +9,7 @@ import { READONLY_HEADER, TOOLSET_NAMES, TOOLSETS_HEADER } from './toolsets.ts';
 /** How long a client may keep a list (2026-07-28 `ttlMs`): lists change only with a deploy. */
 const LIST_TTL_MS = 5 * 60_000;
 
-const INSTRUCTIONS =
-  `Tools are listed by what your token allows and by toolset (${TOOLSETS_HEADER}: ${TOOLSET_NAMES.join(', ')}, or all; ${READONLY_HEADER}: true for reads only). Without a token the catalog is open; call sign_in to sign in. Records of every area are reached with list_records, get_record, create_record, update_record and delete_record, keyed by area name or prefixed id. A call without the scope it needs answers HTTP 401 or 403 naming the scopes to ask for; how to get a token is in /.well-known/oauth-protected-resource/mcp. Resources (the data model, the OpenAPI document in parts, auth.md, published courses) need no sign-in.`;
+const INSTRUCTIONS = `Tools are listed by what your token allows and by toolset (${TOOLSETS_HEADER}: ${TOOLSET_NAMES.join(', ')}, or all; ${READONLY_HEADER}: true for reads only). Without a token the catalog is open; call sign_in to sign in. Records of every area are reached with list_records, get_record, create_record, update_record and delete_record, keyed by area name or prefixed id. A call without the scope it needs answers HTTP 401 or 403 naming the scopes to ask for; how to get a token is in /.well-known/oauth-protected-resource/mcp. Resources (the data model, the OpenAPI document in parts, auth.md, published courses) need no sign-in.`;
 
 /**
  * An MCP server for one request (the transport is stateless): it lists the

@@ -145,7 +145,10 @@ function allowed(tool: ToolDef, args: unknown, caller: Caller): boolean {
 export async function callTool(ctx: ToolContext, name: string, args: unknown): Promise<CallResult> {
   const tool = toolByName(name);
   if (!tool) {
-    const near = closest(name, TOOLS.map((t) => t.name));
+    const near = closest(
+      name,
+      TOOLS.map((t) => t.name),
+    );
     return failure(`No tool named "${name.slice(0, 100)}"${near ? `; did you mean ${near}?` : ''}`);
   }
   // The guard has already answered 401 or 403 to a call without the scopes; this keeps a
@@ -153,7 +156,10 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown): P
   if (!allowed(tool, args, ctx.caller)) return failure(`This call needs the scope ${[...tool.scopes, ...(tool.argumentScopes?.(args) ?? [])].join(' ')}.`);
   try {
     const { pseudonymize, ...input } = checkArguments(inputOf(tool), args) as Record<string, unknown>;
-    const result = await withTimeout(withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never)), TOOL_TIMEOUT_MS);
+    const result = await withTimeout(
+      withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never)),
+      TOOL_TIMEOUT_MS,
+    );
     const text = `${result.text}\n\n${JSON.stringify(result.structured)}`;
     if (text.length > ANSWER_MAX_CHARS) {
       return failure(`The answer would be ${text.length} characters, more than ${ANSWER_MAX_CHARS}: ask for less (a smaller limit, fewer fields, or without detail).`);

@@ -33,7 +33,7 @@ export const TOOLSETS = {
     byDefault: 'staff',
   },
   students: {
-    description: 'Students and enrollments: enrolling by email, a course\'s progress, marking lessons for a student.',
+    description: "Students and enrollments: enrolling by email, a course's progress, marking lessons for a student.",
     areas: ['students', 'enrollments'],
     byDefault: 'staff',
   },
@@ -78,12 +78,16 @@ export function parseToolsetChoice(toolsetsHeader: string | string[] | undefined
   const ro = (Array.isArray(readOnlyHeader) ? readOnlyHeader.join(',') : (readOnlyHeader ?? '')).trim().toLowerCase();
   if (ro !== '' && ro !== 'true' && ro !== 'false' && ro !== '1' && ro !== '0') return { ok: false, message: `${READONLY_HEADER} must be true or false, not "${ro.slice(0, 20)}"` };
   const readOnly = ro === 'true' || ro === '1';
-  const names = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   // No name at all (an empty header, or commas only) chooses nothing: the defaults.
   if (names.length === 0) return { ok: true, toolsets: 'default', readOnly };
   if (names.includes('all')) return { ok: true, toolsets: [...TOOLSET_NAMES], readOnly };
   const unknown = names.filter((n) => !(TOOLSET_NAMES as string[]).includes(n));
-  if (unknown.length) return { ok: false, message: `Unknown toolset ${unknown.map((n) => `"${n.slice(0, 30)}"`).join(', ')} in ${TOOLSETS_HEADER}; the toolsets are ${TOOLSET_NAMES.join(', ')}, or all` };
+  if (unknown.length)
+    return { ok: false, message: `Unknown toolset ${unknown.map((n) => `"${n.slice(0, 30)}"`).join(', ')} in ${TOOLSETS_HEADER}; the toolsets are ${TOOLSET_NAMES.join(', ')}, or all` };
   return { ok: true, toolsets: TOOLSET_NAMES.filter((n) => names.includes(n)), readOnly };
 }
 

@@ -47,7 +47,10 @@ const metadataFields = (loopbackHosts: readonly string[]) => ({
     .array(z.enum(AS.grantTypes))
     .default([...AS.grantTypes])
     .describe(`Must include ${AS.requiredGrantType}; without refresh_token no refresh token is issued`),
-  response_types: z.array(z.enum(AS.responseTypes)).default([...AS.responseTypes]).describe(`Only ${orList(AS.responseTypes)}`),
+  response_types: z
+    .array(z.enum(AS.responseTypes))
+    .default([...AS.responseTypes])
+    .describe(`Only ${orList(AS.responseTypes)}`),
   scope: z.string().optional().describe('Space-separated scopes used when an authorization request has no scope; unknown ones are dropped. Not a limit.'),
   client_uri: z.url().optional().describe('Home page of the client'),
   logo_uri: z.url().optional().describe('Logo of the client'),
@@ -60,35 +63,36 @@ const metadataFields = (loopbackHosts: readonly string[]) => ({
 });
 
 /** The registration route's description; `loopbackHosts` is the LOOPBACK_HOSTS setting. */
-export const registrationSchema = (loopbackHosts: readonly string[]): FastifySchema => describeRoute(
-  {
-    tags: ['oauth'],
-    summary: 'Register a client',
-    description:
-      'RFC 7591 dynamic client registration, open without approval to clients whose redirect URIs are loopback addresses (CLI tools, desktop apps, local agents). The body must be application/json; unknown fields are ignored.',
-    consumes: ['application/json'],
-    response: {
-      201: documented(
-        z.object({
-          client_id: z.string().describe('The new client identifier'),
-          client_id_issued_at: z.int().describe('Registration time, seconds since the epoch'),
-          client_secret: z.string().optional().describe('Only for client_secret_post; shown only here'),
-          client_secret_expires_at: z.int().optional().describe('0: the secret does not expire'),
-          ...metadataFields(loopbackHosts),
+export const registrationSchema = (loopbackHosts: readonly string[]): FastifySchema =>
+  describeRoute(
+    {
+      tags: ['oauth'],
+      summary: 'Register a client',
+      description:
+        'RFC 7591 dynamic client registration, open without approval to clients whose redirect URIs are loopback addresses (CLI tools, desktop apps, local agents). The body must be application/json; unknown fields are ignored.',
+      consumes: ['application/json'],
+      response: {
+        201: documented(
+          z.object({
+            client_id: z.string().describe('The new client identifier'),
+            client_id_issued_at: z.int().describe('Registration time, seconds since the epoch'),
+            client_secret: z.string().optional().describe('Only for client_secret_post; shown only here'),
+            client_secret_expires_at: z.int().optional().describe('0: the secret does not expire'),
+            ...metadataFields(loopbackHosts),
+          }),
+          'Registered (RFC 7591 §3.2.1): client_id and the metadata as stored, with the kept redirect URIs and the defaults filled in',
+          noStore,
+        ),
+        ...errorResponses({
+          400: 'invalid_redirect_uri (no loopback redirect URI left), invalid_client_metadata or invalid_request',
+          413: 'invalid_request: the body is too large',
+          415: 'invalid_request: the body is not application/json',
+          429: 'too_many_requests (with Retry-After): too many registrations from this address, or the server holds MAX_REGISTERED_CLIENTS clients',
         }),
-        'Registered (RFC 7591 §3.2.1): client_id and the metadata as stored, with the kept redirect URIs and the defaults filled in',
-        noStore,
-      ),
-      ...errorResponses({
-        400: 'invalid_redirect_uri (no loopback redirect URI left), invalid_client_metadata or invalid_request',
-        413: 'invalid_request: the body is too large',
-        415: 'invalid_request: the body is not application/json',
-        429: 'too_many_requests (with Retry-After): too many registrations from this address, or the server holds MAX_REGISTERED_CLIENTS clients',
-      }),
+      },
     },
-  },
-  { body: z.object(metadataFields(loopbackHosts)).describe('Client metadata (RFC 7591 §2)') },
-);
+    { body: z.object(metadataFields(loopbackHosts)).describe('Client metadata (RFC 7591 §2)') },
+  );
 
 export const AUTHORIZE_SCHEMA = describeRoute(
   {
@@ -173,8 +177,7 @@ export const REVOCATION_SCHEMA = describeRoute(
   {
     tags: ['oauth'],
     summary: 'Revoke a token',
-    description:
-      'RFC 7009. Revoking a refresh token ends every token of its family; revoking an access token ends only that token. Unknown tokens answer 200; a token of another client is refused.',
+    description: 'RFC 7009. Revoking a refresh token ends every token of its family; revoking an access token ends only that token. Unknown tokens answer 200; a token of another client is refused.',
     consumes: FORM,
     response: {
       200: documented(z.null(), 'Revoked, or the token was not valid anyway'),
@@ -182,10 +185,7 @@ export const REVOCATION_SCHEMA = describeRoute(
     },
   },
   {
-    body: stringParams(
-      { token: 'The access or refresh token to revoke', token_type_hint: 'access_token or refresh_token (optional)', ...CLIENT_AUTH },
-      ['token', 'client_id'],
-    ),
+    body: stringParams({ token: 'The access or refresh token to revoke', token_type_hint: 'access_token or refresh_token (optional)', ...CLIENT_AUTH }, ['token', 'client_id']),
   },
 );
 
@@ -207,7 +207,10 @@ export const INTROSPECTION_SCHEMA = describeRoute(
           auth_time: z.int().optional(),
           iss: z.string().optional(),
           token_type: z.enum(['Bearer', 'refresh_token']).optional(),
-          aud: z.union([z.string(), z.array(z.string())]).optional().describe('The bound resource, or both resource identifiers for an unbound token'),
+          aud: z
+            .union([z.string(), z.array(z.string())])
+            .optional()
+            .describe('The bound resource, or both resource identifiers for an unbound token'),
         }),
         'Token state',
         noStore,

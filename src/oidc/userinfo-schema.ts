@@ -25,7 +25,8 @@ export const USERINFO_CLAIMS = z.object({
 export const USERINFO_SCHEMA = {
   tags: ['oauth'],
   summary: 'OpenID Connect UserInfo',
-  description: 'Claims about the signed-in user (OpenID Connect Core §5.3): sub always; profile adds name, preferred_username, updated_at and school_role; email adds email and email_verified. GET or POST.',
+  description:
+    'Claims about the signed-in user (OpenID Connect Core §5.3): sub always; profile adds name, preferred_username, updated_at and school_role; email adds email and email_verified. GET or POST.',
   response: {
     200: documented(USERINFO_CLAIMS, 'Claims', noStore),
     400: documented(ERROR_BODY, 'invalid_request: access_token in the query string or body'),

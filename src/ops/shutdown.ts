@@ -33,10 +33,7 @@ function stopListening(server: Server): void {
  * closes the idle ones and waits for the requests in flight. Past the grace
  * period the connections still open are closed so the process can exit.
  */
-export async function stopGracefully(
-  target: { app: FastifyInstance; readiness: Readiness; close(): Promise<void> },
-  { drainMs, graceMs }: StopTimes,
-): Promise<void> {
+export async function stopGracefully(target: { app: FastifyInstance; readiness: Readiness; close(): Promise<void> }, { drainMs, graceMs }: StopTimes): Promise<void> {
   target.readiness.markStopping();
   target.app.log.info({ event: 'stopping', drain_ms: drainMs, grace_ms: graceMs }, 'stopping: /readyz answers 503; serving on while the load balancer notices');
   await pause(drainMs);

@@ -37,11 +37,22 @@ export class AnalyticsService {
     const { currency } = await new SchoolSettingsService(this.deps).read();
     const records = this.deps.store.records;
 
-    const inRange = (column: string): Condition[] => [[column, '>=', range.start], [column, '<', range.end]];
+    const inRange = (column: string): Condition[] => [
+      [column, '>=', range.start],
+      [column, '<', range.end],
+    ];
     const enrollmentRows = await records.select('enrollments', ['student_id', 'created_at', 'progress_percent'], inRange('created_at'));
     const lessonCompletionRows = await records.select('lesson_completions', ['completed_at'], inRange('completed_at'));
     const courseCompletionRows = await records.select('enrollments', ['completed_at'], inRange('completed_at'));
-    const orderRows = await records.select('orders', ['student_id', 'total_cents', 'currency', 'paid_at'], [['status', '=', 'paid'], ['paid_at', '>=', range.start], ['paid_at', '<', range.end]]);
+    const orderRows = await records.select(
+      'orders',
+      ['student_id', 'total_cents', 'currency', 'paid_at'],
+      [
+        ['status', '=', 'paid'],
+        ['paid_at', '>=', range.start],
+        ['paid_at', '<', range.end],
+      ],
+    );
 
     const enrollments = series(periods);
     const revenue = series(periods);

@@ -48,7 +48,13 @@ export const AREAS = {
     writeScope: 'courses:write',
     publicRead: { published: true },
     unique: ['slug'],
-    onDelete: { cascade: [['lessons', 'course_id'], ['sections', 'course_id']], restrict: [['enrollments', 'course_id']] },
+    onDelete: {
+      cascade: [
+        ['lessons', 'course_id'],
+        ['sections', 'course_id'],
+      ],
+      restrict: [['enrollments', 'course_id']],
+    },
     fields: {
       title: { type: 'string', required: true, description: 'Title', public: true, search: true },
       slug,
@@ -120,7 +126,16 @@ export const AREAS = {
     readScope: 'students:read',
     writeScope: 'students:write',
     unique: ['email'],
-    onDelete: { cascade: [['enrollments', 'student_id'], ['event_attendees', 'student_id']], restrict: [['orders', 'student_id'], ['subscriptions', 'student_id']] },
+    onDelete: {
+      cascade: [
+        ['enrollments', 'student_id'],
+        ['event_attendees', 'student_id'],
+      ],
+      restrict: [
+        ['orders', 'student_id'],
+        ['subscriptions', 'student_id'],
+      ],
+    },
     fields: {
       name: { type: 'string', required: true, description: 'Full name', search: true },
       email: { type: 'email', required: true, description: 'Email address (unique)', search: true, filter: true },

@@ -16,7 +16,10 @@ const dateTime = () => z.iso.datetime({ offset: true });
 function fieldValue(f: FieldDef): z.ZodType {
   switch (f.type) {
     case 'string':
-      return z.string().min(f.required ? 1 : 0).max(maxLength(f));
+      return z
+        .string()
+        .min(f.required ? 1 : 0)
+        .max(maxLength(f));
     case 'text':
       return z.string().max(maxLength(f));
     case 'email':

@@ -13,7 +13,11 @@ export const REPLAYED_HEADER = 'Idempotency-Replayed';
 /** A key is 1 to 255 printable ASCII characters, sent bare or as a structured-field string ("..."). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** A key: 1 to 255 printable ASCII characters. */
-const IDEMPOTENCY_KEY = z.string().min(1).max(IDEMPOTENCY_KEY_MAX_LENGTH).regex(/^[\x20-\x7e]+$/);
+const IDEMPOTENCY_KEY = z
+  .string()
+  .min(1)
+  .max(IDEMPOTENCY_KEY_MAX_LENGTH)
+  .regex(/^[\x20-\x7e]+$/);
 
 /**
  * How long a duplicate waits for the first request with its key to finish
@@ -153,10 +157,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       }
       const existing = claim.existing;
       if (existing.fingerprint !== fingerprint) {
-        throw new PlatformError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request body; use a new key for a new request',
-        );
+        throw new PlatformError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new request');
       }
       if (existing.status !== null) {
         request.idempotency = { hash, settled: true };
@@ -177,7 +178,14 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     if (!state || state.settled) return payload;
     state.settled = true;
     const status = reply.statusCode;
-    const body = typeof payload === 'string' ? { body: payload, encoding: 'utf8' as const } : Buffer.isBuffer(payload) ? { body: payload.toString('base64'), encoding: 'base64' as const } : payload == null ? { body: '', encoding: 'utf8' as const } : undefined;
+    const body =
+      typeof payload === 'string'
+        ? { body: payload, encoding: 'utf8' as const }
+        : Buffer.isBuffer(payload)
+          ? { body: payload.toString('base64'), encoding: 'base64' as const }
+          : payload == null
+            ? { body: '', encoding: 'utf8' as const }
+            : undefined;
     // A streamed answer cannot be kept whole; none of /api/v1's POSTs streams one.
     if (notFinal(status) || !body) {
       await settle(request, () => idempotencyKeys.release(state.hash));
@@ -204,8 +212,8 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
 
 /** The Idempotency-Key header as /openapi.json documents it on every POST under /api/v1 (discovery/openapi.ts adds it). */
 export const IDEMPOTENCY_HEADER_DOC = IDEMPOTENCY_KEY.describe(
-    'Optional; a unique value per request, such as a UUID (IETF draft "The Idempotency-Key HTTP Header Field"). A retry with the same key and body gets the first answer again, with `Idempotency-Replayed: true`, for IDEMPOTENCY_KEY_RETENTION_SECONDS (a day at least), and creates nothing more; the same key with another body is 422 `idempotency_key_reused`. Keys are per caller (user and client), method and path.',
-  );
+  'Optional; a unique value per request, such as a UUID (IETF draft "The Idempotency-Key HTTP Header Field"). A retry with the same key and body gets the first answer again, with `Idempotency-Replayed: true`, for IDEMPOTENCY_KEY_RETENTION_SECONDS (a day at least), and creates nothing more; the same key with another body is 422 `idempotency_key_reused`. Keys are per caller (user and client), method and path.',
+);
 
 /** The answers an Idempotency-Key adds to a POST's own. */
 export const IDEMPOTENCY_ERRORS = {

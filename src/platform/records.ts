@@ -149,7 +149,9 @@ export class RecordService {
   private async listAsStored(area: AreaDef, view: View, params: ListParams): Promise<Page> {
     const limit = clampPageSize(params.limit ?? PAGE_SIZE.records);
     const where = [...filterConditions(area, params.filters ?? {}, view), ...(view === 'public' ? publicConditions(area, this.deps.now()) : [])];
-    const searchable = Object.entries(area.fields).filter(([, f]) => f.search && (view === 'full' || f.public)).map(([n]) => n);
+    const searchable = Object.entries(area.fields)
+      .filter(([, f]) => f.search && (view === 'full' || f.public))
+      .map(([n]) => n);
     const { rows, next } = await this.deps.store.records.list(area.name, {
       where,
       sort: sortField(area)[0],
@@ -309,7 +311,11 @@ export class RecordService {
       const columns = unique.split(',');
       // A set the change leaves alone holds only this record's values, which no other holds; a
       // null matches nothing here, as in a unique index.
-      const holders = await this.deps.store.records.select(area.name, ['id'], columns.map((c) => [c, '=', row[c]] as Condition));
+      const holders = await this.deps.store.records.select(
+        area.name,
+        ['id'],
+        columns.map((c) => [c, '=', row[c]] as Condition),
+      );
       if (holders.some((h) => h.id !== self)) throw conflict(area, changed);
     }
   }

@@ -24,7 +24,14 @@ export class SchoolSummaryService {
     const { currency } = await new SchoolSettingsService(this.deps).read();
     const courses: Record<string, number> = {};
     for (const status of AREAS.courses.fields.status.enum) courses[status] = await records.count('courses', [['status', '=', status]]);
-    const paid = await records.select('orders', ['total_cents', 'currency'], [['status', '=', 'paid'], ['paid_at', '>=', start]]);
+    const paid = await records.select(
+      'orders',
+      ['total_cents', 'currency'],
+      [
+        ['status', '=', 'paid'],
+        ['paid_at', '>=', start],
+      ],
+    );
     const inCurrency = paid.filter((o) => (typeof o.currency === 'string' && o.currency ? o.currency.toUpperCase() : currency) === currency);
     return {
       month,
@@ -34,7 +41,10 @@ export class SchoolSummaryService {
       enrollments: await records.count('enrollments', []),
       orders_paid_this_month: paid.length,
       revenue_this_month_cents: inCurrency.reduce((sum, o) => sum + Number(o.total_cents ?? 0), 0),
-      upcoming_events: await records.count('events', [['status', '=', 'published'], ['starts_at', '>=', now]]),
+      upcoming_events: await records.count('events', [
+        ['status', '=', 'published'],
+        ['starts_at', '>=', now],
+      ]),
     };
   }
 }

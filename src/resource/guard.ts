@@ -6,9 +6,7 @@ import { tokenState } from '../oauth/issued-tokens/state.ts';
 import { prmUrl, resourceIdentifier, type ResourceName } from './protected-resources.ts';
 
 /** Who is calling, as the guard decided. */
-export type Caller =
-  | { kind: 'anonymous' }
-  | { kind: 'token'; token: Token; scopes: ReadonlySet<Scope>; userId: string; clientId: string };
+export type Caller = { kind: 'anonymous' } | { kind: 'token'; token: Token; scopes: ReadonlySet<Scope>; userId: string; clientId: string };
 
 export interface GuardInput {
   /** The Authorization header, as received. */
@@ -47,7 +45,12 @@ export function invalidToken(ctx: GuardContext, resource: ResourceName, descript
   return e;
 }
 
-export function insufficientScope(ctx: GuardContext, resource: ResourceName, required: readonly Scope[], description = `This operation needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}`): OAuthError {
+export function insufficientScope(
+  ctx: GuardContext,
+  resource: ResourceName,
+  required: readonly Scope[],
+  description = `This operation needs the scope${required.length > 1 ? 's' : ''} ${required.join(' ')}`,
+): OAuthError {
   const e = new OAuthError('insufficient_scope', description);
   e.headers['www-authenticate'] = challenge(ctx, resource, { error: 'insufficient_scope', scope: required.join(' '), error_description: description });
   return e;
@@ -90,9 +93,7 @@ export async function authorizeRequest(input: GuardInput, ctx: GuardContext): Pr
     if (input.allowAnonymous) return { kind: 'anonymous' };
     // A tokenless request is never challenged (docs/decisions.md), so no WWW-Authenticate here:
     // the body says what is needed and where the metadata is.
-    const needs = input.required.length
-      ? ` with ${input.required.join(' ')}`
-      : '';
+    const needs = input.required.length ? ` with ${input.required.join(' ')}` : '';
     throw new OAuthError('invalid_request', `This operation needs a Bearer access token${needs}; see ${prmUrl(ctx.issuer, input.resource)}`, 401);
   }
   const hash = bearerTokenHash(input.authorization);

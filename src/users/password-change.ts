@@ -16,13 +16,7 @@ export interface PasswordChanged {
  * SESSION_TTL_SECONDS and REFRESH_TOKEN_TTL_SECONDS. Shared by
  * PATCH /api/v1/account and `lyceum users passwd`.
  */
-export async function changePassword(
-  store: Store,
-  userId: string,
-  passwordHash: string,
-  now: number,
-  keepSessionHash?: string,
-): Promise<PasswordChanged> {
+export async function changePassword(store: Store, userId: string, passwordHash: string, now: number, keepSessionHash?: string): Promise<PasswordChanged> {
   await store.users.setPassword(userId, passwordHash, now);
   const sessionsEnded = await store.sessions.deleteForUser(userId, keepSessionHash);
   const tokensRevoked = await store.tokens.revokeForUser(userId, now);

@@ -60,12 +60,7 @@ export interface ClaimedCheck {
 export async function claimCheck(deps: Deps, email: string): Promise<ClaimedCheck> {
   const now = deps.now();
   const settings = deps.config.passwordFailures;
-  const claim = await deps.store.passwordFailures.claim(
-    accountKey(email),
-    now,
-    (failures) => delayAfter(failures, settings),
-    settings.forgetAfter * 1000,
-  );
+  const claim = await deps.store.passwordFailures.claim(accountKey(email), now, (failures) => delayAfter(failures, settings), settings.forgetAfter * 1000);
   // Measured from after the claim: a claim that queued behind a racing one may meet a wait that
   // began after `now` was read, and must not announce more time than is left.
   if (!claim.allowed) return { refusedFor: secondsUntil(claim.blockedUntil, Math.max(now, deps.now())), failures: claim.failures };
@@ -79,10 +74,7 @@ export async function claimCheck(deps: Deps, email: string): Promise<ClaimedChec
  */
 export function passwordWrong(request: FastifyRequest, email: string, claimed: ClaimedCheck, event: string): number | undefined {
   const wait = claimed.waitIfWrong;
-  request.log.info(
-    { event, email: email.trim().toLowerCase(), ip: request.ip, failures: claimed.failures, ...(wait ? { wait_seconds: wait } : {}) },
-    'wrong password',
-  );
+  request.log.info({ event, email: email.trim().toLowerCase(), ip: request.ip, failures: claimed.failures, ...(wait ? { wait_seconds: wait } : {}) }, 'wrong password');
   return wait;
 }
 

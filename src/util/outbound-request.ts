@@ -100,7 +100,11 @@ function parseTarget(raw: string, allowHttp: 'never' | 'loopback'): URL {
 const LOOKUPS = new Slots(2);
 
 /** Resolves the host once and returns the address to connect to, after checking every answer. */
-async function checkedAddress(url: URL, options: Required<Pick<OutboundRequest, 'allowHttp'>> & Pick<OutboundRequest, 'allowHosts'>, deadline: AbortSignal): Promise<{ address: string; family: number }> {
+async function checkedAddress(
+  url: URL,
+  options: Required<Pick<OutboundRequest, 'allowHttp'>> & Pick<OutboundRequest, 'allowHosts'>,
+  deadline: AbortSignal,
+): Promise<{ address: string; family: number }> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const answers = isIP(host) ? [{ address: host, family: isIP(host) }] : await LOOKUPS.run(() => lookup(host, { all: true, verbatim: true }), deadline).catch(() => []);
   if (answers.length === 0) throw new OutboundError('network', `${host} does not resolve`);

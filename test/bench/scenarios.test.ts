@@ -23,7 +23,15 @@ it.each(SCENARIOS.map((s) => [s.id, s] as const))('%s runs without errors', asyn
   const prepared = await scenario.prepare(ctx);
   // A whole flow checks a password (argon2id): long enough for one to complete on a busy machine.
   const duration = prepared.completions ? 1.5 : 0.2;
-  const r = await runLoad({ origin: server.issuer, pid: process.pid, requests: prepared.requests, connections: 2, duration, warmup: 0, ...(prepared.completions ? { completions: prepared.completions } : {}) });
+  const r = await runLoad({
+    origin: server.issuer,
+    pid: process.pid,
+    requests: prepared.requests,
+    connections: 2,
+    duration,
+    warmup: 0,
+    ...(prepared.completions ? { completions: prepared.completions } : {}),
+  });
   expect(r.errorSamples).toEqual([]);
   expect(r.errors).toBe(0);
   expect(r.rate).toBeGreaterThan(0);

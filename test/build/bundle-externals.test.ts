@@ -21,11 +21,7 @@ describe('the bundle leaves light-my-request in node_modules', () => {
     // As @fastify/swagger and Fastify use them: yaml required as the module loads, light-my-request on first use.
     writeFileSync(
       entry,
-      [
-        "import yaml from 'yaml';",
-        'export const dump = (value: unknown) => yaml.stringify(value);',
-        "export const inject = async () => (await import('light-my-request')).default;",
-      ].join('\n'),
+      ["import yaml from 'yaml';", 'export const dump = (value: unknown) => yaml.stringify(value);', "export const inject = async () => (await import('light-my-request')).default;"].join('\n'),
     );
     await build({ ...BUNDLE_OPTIONS, entryPoints: { out: entry }, outdir: dir, logLevel: 'silent' });
     const code = readFileSync(join(dir, 'out.js'), 'utf8');

@@ -21,15 +21,19 @@ describe('the top-level units of src/', () => {
 
   it('are each named once in the written order', () => {
     const units = readdirSync(SRC).sort();
-    expect(units.filter((u) => !ORDER.includes(u)), 'units missing from the written order').toEqual([]);
-    expect(ORDER.filter((u) => !units.includes(u)), 'names in the written order that src/ does not hold').toEqual([]);
+    expect(
+      units.filter((u) => !ORDER.includes(u)),
+      'units missing from the written order',
+    ).toEqual([]);
+    expect(
+      ORDER.filter((u) => !units.includes(u)),
+      'names in the written order that src/ does not hold',
+    ).toEqual([]);
     expect(new Set(ORDER).size, 'a unit named twice').toBe(ORDER.length);
   });
 
   it('import only units the written order places below them', () => {
-    const upward = IMPORTS.filter((i) => ORDER.indexOf(i.to) >= ORDER.indexOf(i.from)).map(
-      (i) => `${i.from} imports ${i.to}, which the order places above it (${i.file} imports ${i.target})`,
-    );
+    const upward = IMPORTS.filter((i) => ORDER.indexOf(i.to) >= ORDER.indexOf(i.from)).map((i) => `${i.from} imports ${i.to}, which the order places above it (${i.file} imports ${i.target})`);
     expect(upward).toEqual([]);
   });
 });

@@ -110,7 +110,10 @@ describe('lyceum with bad input', { timeout: CLI_TIMEOUT }, () => {
     expectOneLineError(await lyceum(['clients', 'explode'], await fresh()), /usage/i);
   });
 
-  it.concurrent.each([['serve', '--port', '4000'], ['migrate', 'now']])('%s with an argument fails with one line instead of ignoring it', async (...args) => {
+  it.concurrent.each([
+    ['serve', '--port', '4000'],
+    ['migrate', 'now'],
+  ])('%s with an argument fails with one line instead of ignoring it', async (...args) => {
     expectOneLineError(await lyceum(args, await fresh()), /takes no arguments.*environment/);
   });
 

@@ -19,10 +19,7 @@ async function serve(env: Record<string, string>): Promise<{ output: string; por
 describe('two instances starting at once on a fresh database', () => {
   it('both come up; one creates the owner and the demo school, and nothing is duplicated', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'lyceum-start-')), 'lyceum.sqlite');
-    const [a, b] = await Promise.all([
-      serve({ PORT: String(await freePort()), DATABASE_URL: file }),
-      serve({ PORT: String(await freePort()), DATABASE_URL: file }),
-    ]);
+    const [a, b] = await Promise.all([serve({ PORT: String(await freePort()), DATABASE_URL: file }), serve({ PORT: String(await freePort()), DATABASE_URL: file })]);
     const owners = [a, b].filter((s) => s.output.includes('created the school owner'));
     expect(owners.length).toBe(1);
     for (const s of [a, b]) {

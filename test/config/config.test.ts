@@ -134,14 +134,24 @@ const EXAMPLES: Record<string, Example> = {
   SQLITE_BUSY_TIMEOUT_MS: { valid: '1500', read: (c) => c.databaseLimits.sqliteBusyTimeoutMs, expected: 1500, invalid: ['9', '60001', '5s', '0.5'] },
   SHUTDOWN_DRAIN_MS: { valid: '0', read: (c) => c.shutdown.drainMs, expected: 0, invalid: ['-1', '120001', 'soon'] },
   SHUTDOWN_GRACE_MS: { valid: '2500', read: (c) => c.shutdown.graceMs, expected: 2500, invalid: ['-1', '120001', '1.5'] },
-  WEBHOOK_RETRY_SCHEDULE: { valid: '500ms, 2s,1m,1h', read: (c) => c.webhooks.retryScheduleMs, expected: [500, 2000, 60_000, 3_600_000], invalid: ['10', '1d', '25h', '-1s', ',', '1.5s', Array.from({ length: 21 }, () => '1s').join(',')] },
+  WEBHOOK_RETRY_SCHEDULE: {
+    valid: '500ms, 2s,1m,1h',
+    read: (c) => c.webhooks.retryScheduleMs,
+    expected: [500, 2000, 60_000, 3_600_000],
+    invalid: ['10', '1d', '25h', '-1s', ',', '1.5s', Array.from({ length: 21 }, () => '1s').join(',')],
+  },
   WEBHOOK_TIMEOUT_MS: { valid: '2500', read: (c) => c.webhooks.timeoutMs, expected: 2500, invalid: ['99', '60001', '1.5'] },
   WEBHOOK_DISABLE_AFTER_FAILURES: { valid: '3', read: (c) => c.webhooks.disableAfter, expected: 3, invalid: ['0', '1001', 'x'] },
   WEBHOOK_POLL_INTERVAL_MS: { valid: '250', read: (c) => c.webhooks.pollIntervalMs, expected: 250, invalid: ['9', '600001'] },
   WEBHOOK_LOG_DAYS: { valid: '7', read: (c) => c.webhooks.logDays, expected: 7, invalid: ['0', '3651'] },
   WEBHOOK_MAX_SUBSCRIPTIONS: { valid: '5', read: (c) => c.webhooks.maxSubscriptions, expected: 5, invalid: ['0', '10001', 'x'] },
   WEBHOOK_HTTP_LOOPBACK: { valid: 'false', read: (c) => c.webhooks.allowHttp, expected: 'never', invalid: ['yes', '1'] },
-  WEBHOOK_ALLOW_HOSTS: { valid: 'hooks.internal, 10.0.0.5,[fd00::1]', read: (c) => c.webhooks.allowHosts, expected: ['hooks.internal', '10.0.0.5', 'fd00::1'], invalid: ['a b', 'http://x', 'x/y', 'Hooks.Internal', 'x:80'] },
+  WEBHOOK_ALLOW_HOSTS: {
+    valid: 'hooks.internal, 10.0.0.5,[fd00::1]',
+    read: (c) => c.webhooks.allowHosts,
+    expected: ['hooks.internal', '10.0.0.5', 'fd00::1'],
+    invalid: ['a b', 'http://x', 'x/y', 'Hooks.Internal', 'x:80'],
+  },
 };
 
 const documented = SETTINGS.map((s) => s.name);
@@ -161,14 +171,10 @@ describe('every documented setting is read by loadConfig', () => {
     expect(ex.read(loadConfig(base))).not.toEqual(ex.expected);
   });
 
-  it.each(documented.filter((env) => (EXAMPLES[env]?.invalid.length ?? 0) > 0))(
-    '%s: invalid values throw a one-line ConfigError starting with the name',
-    (env) => {
-      const ex = EXAMPLES[env]!;
-      for (const value of ex.invalid) expectRefused(env, value, ex.with);
-    },
-  );
-
+  it.each(documented.filter((env) => (EXAMPLES[env]?.invalid.length ?? 0) > 0))('%s: invalid values throw a one-line ConfigError starting with the name', (env) => {
+    const ex = EXAMPLES[env]!;
+    for (const value of ex.invalid) expectRefused(env, value, ex.with);
+  });
 });
 
 /** The whole-number settings and their accepted ranges, as documented, written out by hand. */
@@ -320,12 +326,9 @@ describe('defaults', () => {
     });
   });
 
-  it.each(SETTINGS.flatMap((s) => (typeof s.default === 'string' ? [[s.name, s.default] as const] : [])))(
-    '%s: setting the documented default (%s) explicitly changes nothing',
-    (env, value) => {
-      expect(loadConfig({ [env]: value })).toEqual(loadConfig({}));
-    },
-  );
+  it.each(SETTINGS.flatMap((s) => (typeof s.default === 'string' ? [[s.name, s.default] as const] : [])))('%s: setting the documented default (%s) explicitly changes nothing', (env, value) => {
+    expect(loadConfig({ [env]: value })).toEqual(loadConfig({}));
+  });
 
   it('setting PUBLIC_URL to its documented default changes nothing either', () => {
     expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000' })).toEqual(loadConfig({}));
@@ -376,25 +379,15 @@ describe('PUBLIC_URL', () => {
     expectRefused('PUBLIC_URL', value);
   });
 
-  it.each(['http://lyceum.example', 'http://10.0.0.1:3000', 'http://192.168.1.10', 'http://lyceum.example:80'])(
-    '%s (http on a host that is not loopback) is refused',
-    (value) => {
-      expectRefused('PUBLIC_URL', value);
-    },
-  );
+  it.each(['http://lyceum.example', 'http://10.0.0.1:3000', 'http://192.168.1.10', 'http://lyceum.example:80'])('%s (http on a host that is not loopback) is refused', (value) => {
+    expectRefused('PUBLIC_URL', value);
+  });
 
-  it.each(['ftp://lyceum.example', 'ws://127.0.0.1:3000', 'file:///srv/lyceum', 'javascript:alert(1)', 'lyceum.example', '/relative'])(
-    '%s (not an http(s) URL) is refused',
-    (value) => {
-      expectRefused('PUBLIC_URL', value);
-    },
-  );
+  it.each(['ftp://lyceum.example', 'ws://127.0.0.1:3000', 'file:///srv/lyceum', 'javascript:alert(1)', 'lyceum.example', '/relative'])('%s (not an http(s) URL) is refused', (value) => {
+    expectRefused('PUBLIC_URL', value);
+  });
 
-  it.each([
-    'https://lyceum.example?tenant=1',
-    'https://lyceum.example#top',
-    'https://lyceum.example/?a=b',
-  ])('%s (query or fragment) is refused', (value) => {
+  it.each(['https://lyceum.example?tenant=1', 'https://lyceum.example#top', 'https://lyceum.example/?a=b'])('%s (query or fragment) is refused', (value) => {
     expectRefused('PUBLIC_URL', value);
   });
 
@@ -417,20 +410,17 @@ describe('PUBLIC_URL', () => {
     expectRefused('PUBLIC_URL', 'http://lyceum.example\n');
   });
 
-  it.each(['HTTPS://LYCEUM.EXAMPLE', 'https://LYCEUM.example:443', 'HTTP://127.0.0.1:3000'])(
-    '%s: when accepted, cookies are Secure exactly when the issuer is https',
-    (value) => {
-      let c: Config;
-      try {
-        c = loadConfig({ PUBLIC_URL: value });
-      } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError);
-        return;
-      }
-      expect(c.issuer).toBe(c.issuer.toLowerCase());
-      expect(c.secureCookies, `issuer ${c.issuer}`).toBe(c.issuer.startsWith('https://'));
-    },
-  );
+  it.each(['HTTPS://LYCEUM.EXAMPLE', 'https://LYCEUM.example:443', 'HTTP://127.0.0.1:3000'])('%s: when accepted, cookies are Secure exactly when the issuer is https', (value) => {
+    let c: Config;
+    try {
+      c = loadConfig({ PUBLIC_URL: value });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return;
+    }
+    expect(c.issuer).toBe(c.issuer.toLowerCase());
+    expect(c.secureCookies, `issuer ${c.issuer}`).toBe(c.issuer.startsWith('https://'));
+  });
 });
 
 describe('METRICS_PORT', () => {
@@ -448,12 +438,9 @@ describe('DATABASE_URL', () => {
     expect(loadConfig({ DATABASE_URL: value }).database).toEqual({ kind: 'sqlite', file: value });
   });
 
-  it.each([PG, 'postgresql://lyceum@127.0.0.1/lyceum', 'postgres://127.0.0.1:5432/lyceum?sslmode=require&options=-c%20search_path%3Dlyceum'])(
-    '%s is PostgreSQL, kept verbatim',
-    (value) => {
-      expect(loadConfig({ DATABASE_URL: value, KEYS_SECRET }).database).toEqual({ kind: 'postgres', url: value });
-    },
-  );
+  it.each([PG, 'postgresql://lyceum@127.0.0.1/lyceum', 'postgres://127.0.0.1:5432/lyceum?sslmode=require&options=-c%20search_path%3Dlyceum'])('%s is PostgreSQL, kept verbatim', (value) => {
+    expect(loadConfig({ DATABASE_URL: value, KEYS_SECRET }).database).toEqual({ kind: 'postgres', url: value });
+  });
 
   it('PostgreSQL needs KEYS_SECRET, as documented', () => {
     expect(defaultText(SETTINGS.find((s) => s.name === 'KEYS_SECRET')!)).toMatch(/PostgreSQL: required/);
@@ -488,26 +475,23 @@ describe('TRUST_PROXY', () => {
     expectRefused('TRUST_PROXY', value);
   });
 
-  it.each(['bad', '999.1.1.1', '10.0.0.0/99', 'dead:beef:zz', '10.0.0.1,2001:db8::/32'])(
-    '%s: refused by the loader, or usable by the HTTP server',
-    async (value) => {
-      let c: Config;
-      try {
-        c = loadConfig({ TRUST_PROXY: value });
-      } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError);
-        expect((err as Error).message).toMatch(/^TRUST_PROXY\b/);
-        return;
-      }
-      // Accepted: then the server must be able to start with it.
-      const start = async () => {
-        const app = Fastify({ trustProxy: c.trustProxy as string[] });
-        await app.ready();
-        await app.close();
-      };
-      await expect(start(), `TRUST_PROXY=${value} was accepted as ${JSON.stringify(c.trustProxy)}`).resolves.toBeUndefined();
-    },
-  );
+  it.each(['bad', '999.1.1.1', '10.0.0.0/99', 'dead:beef:zz', '10.0.0.1,2001:db8::/32'])('%s: refused by the loader, or usable by the HTTP server', async (value) => {
+    let c: Config;
+    try {
+      c = loadConfig({ TRUST_PROXY: value });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/^TRUST_PROXY\b/);
+      return;
+    }
+    // Accepted: then the server must be able to start with it.
+    const start = async () => {
+      const app = Fastify({ trustProxy: c.trustProxy as string[] });
+      await app.ready();
+      await app.close();
+    };
+    await expect(start(), `TRUST_PROXY=${value} was accepted as ${JSON.stringify(c.trustProxy)}`).resolves.toBeUndefined();
+  });
 });
 
 describe('LOOPBACK_HOSTS and LOG_LEVEL', () => {

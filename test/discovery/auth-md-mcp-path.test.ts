@@ -8,7 +8,7 @@ import { STORE_KINDS } from '../helpers/stores.ts';
  * about what /mcp answers at each step: each claim it makes is checked here
  * against the live endpoint.
  */
-describe('auth.md: an MCP agent\'s path, checked against /mcp', () => {
+describe("auth.md: an MCP agent's path, checked against /mcp", () => {
   let server: FlowServer;
   let section: string;
 
@@ -29,7 +29,9 @@ describe('auth.md: an MCP agent\'s path, checked against /mcp', () => {
   });
 
   it('step 1: its curl lists the catalog and sign_in to a caller without a token', async () => {
-    expect(section).toContain(`curl -s ${server.issuer}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'`);
+    expect(section).toContain(
+      `curl -s ${server.issuer}/mcp -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'`,
+    );
     const res = await mcpPost(server.issuer, rpc('tools/list', {}));
     expect(res.status).toBe(200);
     const names = (resultOf(res).tools as { name: string }[]).map((t) => t.name);
@@ -52,8 +54,8 @@ describe('auth.md: an MCP agent\'s path, checked against /mcp', () => {
     expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
-  it('step 4: a student\'s token is said to get account:read and account:write', () => {
-    expect(section).toContain('A student\'s token gets `account:read` and `account:write`');
+  it("step 4: a student's token is said to get account:read and account:write", () => {
+    expect(section).toContain("A student's token gets `account:read` and `account:write`");
   });
 
   it('step 7: the 403 challenge it shows is the one /mcp sends to a token without students:read', async () => {

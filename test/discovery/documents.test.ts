@@ -220,7 +220,15 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
 
     it('lists the UserInfo claims by scope, the roles and the decisions the contract leaves open', () => {
       const claims = section(md, 'UserInfo and ID token');
-      for (const [claim, scope] of [['sub', 'openid'], ['name', 'profile'], ['preferred_username', 'profile'], ['updated_at', 'profile'], ['school_role', 'profile'], ['email', 'email'], ['email_verified', 'email']]) {
+      for (const [claim, scope] of [
+        ['sub', 'openid'],
+        ['name', 'profile'],
+        ['preferred_username', 'profile'],
+        ['updated_at', 'profile'],
+        ['school_role', 'profile'],
+        ['email', 'email'],
+        ['email_verified', 'email'],
+      ]) {
         expect(claims).toMatch(new RegExp(`^\\| \`${claim}\` \\| \`${scope}\` \\|`, 'm'));
       }
       const roles = section(md, 'Roles');
@@ -235,7 +243,9 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
     it('says which grants are refused from what the metadata offers, and leaves no placeholder or blank', async () => {
       const { json } = await readJson(await fetch(`${server.issuer}/.well-known/oauth-authorization-server`));
       const granted = json.grant_types_supported as string[];
-      const refused = section(md, 'Not supported').split('\n').find((l) => l.startsWith('- '));
+      const refused = section(md, 'Not supported')
+        .split('\n')
+        .find((l) => l.startsWith('- '));
       expect(refused).toBe(`- Implicit, password, client credentials and device grants; only ${granted.map((g) => `\`${g}\``).join(' and ')}.`);
       expect(md).not.toMatch(/\{\{|\bundefined\b|\[object Object\]/);
     });
@@ -408,7 +418,9 @@ describe('/auth.md follows the configuration', () => {
     const limits = section((await getDoc(server.issuer, '/auth.md')).text, 'Limits a client may meet');
     expect(limits).toContain('| Registrations (policy `"register"`) | 5 a minute per client address (RATE_LIMIT_REGISTER_PER_MINUTE) | 429 `too_many_requests`, `Retry-After` |');
     expect(limits).toContain('| Uploads (policy `"upload"`) | none on this server (RATE_LIMIT_UPLOAD_PER_MINUTE=0) |');
-    expect(limits).toContain('| A page of a `GET /api/v1/…` list | `limit` 1 to 100 (20 when not given, more pages through `next_cursor`; files: 50, one page) | 400 `invalid_request` outside the range |');
+    expect(limits).toContain(
+      '| A page of a `GET /api/v1/…` list | `limit` 1 to 100 (20 when not given, more pages through `next_cursor`; files: 50, one page) | 400 `invalid_request` outside the range |',
+    );
     expect(limits).toContain('| An `Idempotency-Key` | 1 to 255 printable ASCII characters | 400 `invalid_request` |');
     expect(limits).toMatch(/\| The answer kept for an `Idempotency-Key` of a `POST \/api\/v1\/…` \| 86400 s \(1 day\) \(IDEMPOTENCY_KEY_RETENTION_SECONDS\)/);
     expect(limits).toContain('`RateLimit-Policy: "upload";q=30;w=60`');

@@ -180,16 +180,13 @@ describe.each(STORE_KINDS)('discovery documents (%s)', (kind) => {
   });
 
   describe('unknown well-known paths', () => {
-    it.each(['/.well-known/foo', '/.well-known/oauth-protected-resource/nope', '/.well-known/oauth-protected-resource/mcp/extra'])(
-      '%s is a JSON 404, never an HTML page',
-      async (path) => {
-        const res = await getJson(path);
-        expect(res.status, res.text).toBe(404);
-        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(res.text).not.toMatch(/<html/i);
-        expect(res.json).toEqual({ error: expect.stringMatching(/\S/), error_description: expect.stringMatching(/\S/) });
-      },
-    );
+    it.each(['/.well-known/foo', '/.well-known/oauth-protected-resource/nope', '/.well-known/oauth-protected-resource/mcp/extra'])('%s is a JSON 404, never an HTML page', async (path) => {
+      const res = await getJson(path);
+      expect(res.status, res.text).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.text).not.toMatch(/<html/i);
+      expect(res.json).toEqual({ error: expect.stringMatching(/\S/), error_description: expect.stringMatching(/\S/) });
+    });
   });
 
   describe('CORS for browser-based clients', () => {

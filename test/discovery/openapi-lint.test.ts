@@ -105,7 +105,11 @@ describe.each(STORE_KINDS)('/openapi.json passes the recommended lint rules (%s)
     for (const where of PUBLIC) expect(present.has(where), `${where} is described`).toBe(true);
     for (const { where, op } of ops) {
       if (PUBLIC.includes(where)) expect(op.security, where).toEqual([]);
-      else expect((op.security as Json[]).some((r) => Object.keys(r).length > 0), `${where} names its scopes`).toBe(true);
+      else
+        expect(
+          (op.security as Json[]).some((r) => Object.keys(r).length > 0),
+          `${where} names its scopes`,
+        ).toBe(true);
     }
   });
 

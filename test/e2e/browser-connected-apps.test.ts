@@ -29,10 +29,24 @@ describe.skipIf(!haveChromium).each(STORE_KINDS)('connected apps in Chromium (%s
     const { verifier, challenge } = pkcePair();
     const redirectUri = 'http://127.0.0.1:45678/callback';
     const callback = await new UserAgent(server.issuer).authorize(
-      authorizeUrl(server.issuer, { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'openid courses:read', code_challenge: challenge, code_challenge_method: 'S256', state: 'x' }),
+      authorizeUrl(server.issuer, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'openid courses:read',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'x',
+      }),
       user,
     );
-    const token = await postForm(`${server.issuer}/api/oauth/token`, { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier });
+    const token = await postForm(`${server.issuer}/api/oauth/token`, {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
     return token.json.access_token as string;
   }
 

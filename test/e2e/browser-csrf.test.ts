@@ -132,7 +132,13 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('cross-port CSRF in 
       await page.getByRole('button', { name: 'Allow' }).waitFor();
     }
 
-    const csrfSecretOf = (agent: UserAgent) => new Map(agent.cookieHeader().split('; ').map((c) => c.split('=') as [string, string])).get(csrfCookie)!;
+    const csrfSecretOf = (agent: UserAgent) =>
+      new Map(
+        agent
+          .cookieHeader()
+          .split('; ')
+          .map((c) => c.split('=') as [string, string]),
+      ).get(csrfCookie)!;
     const formOn = (step: Awaited<ReturnType<UserAgent['navigate']>>, action: string): FormInfo => {
       const found = parseForms('html' in step ? step.html : '').find((f) => f.action === action);
       if (!found) throw new Error(`no form to ${action}`);

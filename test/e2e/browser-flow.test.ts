@@ -94,10 +94,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
     async function fillSignIn(page: Page, email: string, password: string): Promise<Response> {
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(password);
-      const [response] = await Promise.all([
-        page.waitForResponse(isSignInPost),
-        page.getByRole('button', { name: 'Sign in' }).click(),
-      ]);
+      const [response] = await Promise.all([page.waitForResponse(isSignInPost), page.getByRole('button', { name: 'Sign in' }).click()]);
       return response;
     }
 
@@ -251,9 +248,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
         const controls = page.locator('input:not([type=hidden]), select, textarea');
         for (let i = 0; i < (await controls.count()); i++) {
           const control = controls.nth(i);
-          const labels = await control.evaluate((el) =>
-            [...((el as HTMLInputElement).labels ?? [])].map((l) => l.textContent?.trim() ?? ''),
-          );
+          const labels = await control.evaluate((el) => [...((el as HTMLInputElement).labels ?? [])].map((l) => l.textContent?.trim() ?? ''));
           expect(labels.filter(Boolean).length, `${name}: ${await control.getAttribute('name')} has a label`).toBeGreaterThan(0);
         }
         // Every button and textbox has an accessible name in the accessibility tree.
@@ -299,9 +294,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
       // The consent page refuses to be framed: in a frame on another site, Chromium shows none of it.
       const framer = await context.newPage();
       const otherSite = `http://localhost:${new URL(server.issuer).port}`;
-      await framer.route(`${otherSite}/framer`, (route) =>
-        route.fulfill({ contentType: 'text/html', body: `<!doctype html><iframe src="${page.url()}"></iframe>` }),
-      );
+      await framer.route(`${otherSite}/framer`, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><iframe src="${page.url()}"></iframe>` }));
       await framer.goto(`${otherSite}/framer`, { waitUntil: 'load' });
       const frame = framer.frames().find((f) => f !== framer.mainFrame());
       expect(frame).toBeDefined();

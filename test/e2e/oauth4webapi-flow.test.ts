@@ -60,11 +60,7 @@ describe.each(STORE_KINDS)('oauth4webapi against Lyceum (%s)', (kind) => {
     expect(tokens.access_token).toMatch(/^lyc_at_/);
     expect(tokens.refresh_token).toMatch(/^lyc_rt_/);
 
-    const refreshed = await oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, allowHttp),
-    );
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, allowHttp));
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.scope).toBe('courses:read students:read');
 

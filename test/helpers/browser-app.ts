@@ -15,10 +15,7 @@ export interface BrowserApp {
  * A public app registered on the server, an owner, a browser with no cookies
  * yet, and the S256 authorization request that will connect the two.
  */
-export async function browserApp(
-  server: TestServer,
-  app: { name: string; redirectUri: string; scope: string; state: string },
-): Promise<BrowserApp> {
+export async function browserApp(server: TestServer, app: { name: string; redirectUri: string; scope: string; state: string }): Promise<BrowserApp> {
   const clientId = await registerPublicClient(server.issuer, { client_name: app.name, redirect_uris: [app.redirectUri] });
   const user = await server.addUser('owner');
   const link = authorizeUrl(server.issuer, {

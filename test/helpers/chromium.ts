@@ -3,16 +3,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM } from './global-setup.ts';
 
 /** Debian's Chromium, started the way this machine allows (no background networking, no sandbox as root). */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export const haveChromium = existsSync(CHROMIUM);
 

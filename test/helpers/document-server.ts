@@ -34,16 +34,13 @@ export interface DocumentServer {
 export async function startDocumentServer(): Promise<DocumentServer> {
   const handlers = new Map<string, Handler>();
   const counts = new Map<string, number>();
-  const server = https.createServer(
-    { cert: readFileSync(new URL('localhost.pem', TLS_DIR)), key: readFileSync(new URL('localhost-key.pem', TLS_DIR)) },
-    (req, res) => {
-      const path = req.url ?? '/';
-      counts.set(path, (counts.get(path) ?? 0) + 1);
-      const handler = handlers.get(path);
-      if (handler) return handler(req, res);
-      res.writeHead(404).end('not found');
-    },
-  );
+  const server = https.createServer({ cert: readFileSync(new URL('localhost.pem', TLS_DIR)), key: readFileSync(new URL('localhost-key.pem', TLS_DIR)) }, (req, res) => {
+    const path = req.url ?? '/';
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    const handler = handlers.get(path);
+    if (handler) return handler(req, res);
+    res.writeHead(404).end('not found');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
   return {

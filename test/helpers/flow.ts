@@ -172,13 +172,7 @@ export async function obtainTokens(server: FlowServer, opts: FlowOptions = {}, o
 }
 
 export function refreshRequest(server: FlowServer, client: RegisteredClient, refreshToken: string, overrides: Overrides = {}): Promise<FormResponse> {
-  return postForm(
-    server.tokenEndpoint,
-    applyOverrides(
-      { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId, client_secret: client.clientSecret },
-      overrides,
-    ),
-  );
+  return postForm(server.tokenEndpoint, applyOverrides({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId, client_secret: client.clientSecret }, overrides));
 }
 
 export async function refreshTokens(server: FlowServer, client: RegisteredClient, refreshToken: string, overrides: Overrides = {}): Promise<TokenSet> {
@@ -186,18 +180,12 @@ export async function refreshTokens(server: FlowServer, client: RegisteredClient
 }
 
 export function revokeRequest(server: FlowServer, client: RegisteredClient, token: string, overrides: Overrides = {}): Promise<FormResponse> {
-  return postForm(
-    server.revocationEndpoint,
-    applyOverrides({ token, client_id: client.clientId, client_secret: client.clientSecret }, overrides),
-  );
+  return postForm(server.revocationEndpoint, applyOverrides({ token, client_id: client.clientId, client_secret: client.clientSecret }, overrides));
 }
 
 /** RFC 7662 introspection by the client the token was issued to: whether the server still honours it. */
 export async function isActive(server: FlowServer, client: RegisteredClient, token: string): Promise<boolean> {
-  const res = await postForm(
-    `${server.issuer}/api/oauth/introspect`,
-    applyOverrides({ token, client_id: client.clientId, client_secret: client.clientSecret }, {}),
-  );
+  const res = await postForm(`${server.issuer}/api/oauth/introspect`, applyOverrides({ token, client_id: client.clientId, client_secret: client.clientSecret }, {}));
   if (res.status !== 200 || typeof res.json.active !== 'boolean') throw new Error(`introspection failed (${res.status}): ${res.text}`);
   return res.json.active;
 }
@@ -229,9 +217,7 @@ export async function databaseDump(databaseUrl: string): Promise<string> {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      const tables = await client.query<{ table_name: string }>(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
-      );
+      const tables = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'");
       const dump: Record<string, unknown[]> = {};
       for (const { table_name } of tables.rows) dump[table_name] = (await client.query(`SELECT * FROM "${table_name}"`)).rows;
       return JSON.stringify(dump);

@@ -133,13 +133,24 @@ export async function seedSchool(server: TestServer): Promise<Seeded> {
   const day = 86_400_000;
 
   const lecturers: Seeded['lecturers'] = [];
-  for (const [name, headline] of [['Ada Lovelace', 'Analytical engines'], ['Alan Turing', 'Computability'], ['Grace Hopper', 'Compilers']] as const) {
+  for (const [name, headline] of [
+    ['Ada Lovelace', 'Analytical engines'],
+    ['Alan Turing', 'Computability'],
+    ['Grace Hopper', 'Compilers'],
+  ] as const) {
     const id = await put(AREAS.lecturers, { name, headline, bio: `${name} teaches here.`, expertise: ['maths'], email: `${name.split(' ')[0]!.toLowerCase()}@private.test` });
     lecturers.push({ id, name });
   }
 
   const course = (title: string, status: string, extra: Record<string, unknown> = {}) =>
-    put(AREAS.courses, { title, slug: `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${randomBytes(3).toString('hex')}`, summary: `About ${title}`, status, lecturer_ids: [lecturers[0]!.id], ...extra });
+    put(AREAS.courses, {
+      title,
+      slug: `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${randomBytes(3).toString('hex')}`,
+      summary: `About ${title}`,
+      status,
+      lecturer_ids: [lecturers[0]!.id],
+      ...extra,
+    });
   const courses: Seeded['courses'] = { published: [], draft: [], archived: [] };
   courses.published.push(await course('Intro to Algebra', 'published', { level: 'beginner', price_cents: 0 }));
   courses.draft.push(await course(`Secret ${draftWord} Course`, 'draft', { level: 'advanced' }));
@@ -178,7 +189,14 @@ export async function seedSchool(server: TestServer): Promise<Seeded> {
     students.push({ id: await put(AREAS.students, { name, email, status: 'active' }), email });
   }
   const orders = [
-    await put(AREAS.orders, { student_id: students[0]!.id, items: [{ kind: 'course', id: courses.published[1], name: 'Advanced Calculus', price_cents: 4900 }], total_cents: 4900, currency: 'USD', status: 'paid', paid_at: iso(now - day) }),
+    await put(AREAS.orders, {
+      student_id: students[0]!.id,
+      items: [{ kind: 'course', id: courses.published[1], name: 'Advanced Calculus', price_cents: 4900 }],
+      total_cents: 4900,
+      currency: 'USD',
+      status: 'paid',
+      paid_at: iso(now - day),
+    }),
     await put(AREAS.orders, { student_id: students[1]!.id, items: [], total_cents: 1900, currency: 'USD', status: 'pending' }),
   ];
 
@@ -187,10 +205,40 @@ export async function seedSchool(server: TestServer): Promise<Seeded> {
 
 /** The scopes the tools need or show more with, as the PRM of /mcp lists them. */
 export const MCP_SCOPES = [
-  'account:read', 'account:write', 'analytics:read', 'appearance:write', 'comments:read', 'coupons:read', 'coupons:write', 'courses:read', 'courses:write',
-  'curriculum:read', 'curriculum:write', 'digital_products:read', 'digital_products:write', 'events:read', 'events:write', 'forms:read', 'lecturers:read',
-  'lecturers:write', 'members:read', 'members:write', 'membership_plans:read', 'membership_plans:write', 'orders:read', 'pages:read', 'pages:write',
-  'posts:read', 'posts:write', 'school:read', 'school:write', 'storage:write', 'students:read', 'students:write', 'subscriptions:read', 'subscriptions:write',
+  'account:read',
+  'account:write',
+  'analytics:read',
+  'appearance:write',
+  'comments:read',
+  'coupons:read',
+  'coupons:write',
+  'courses:read',
+  'courses:write',
+  'curriculum:read',
+  'curriculum:write',
+  'digital_products:read',
+  'digital_products:write',
+  'events:read',
+  'events:write',
+  'forms:read',
+  'lecturers:read',
+  'lecturers:write',
+  'members:read',
+  'members:write',
+  'membership_plans:read',
+  'membership_plans:write',
+  'orders:read',
+  'pages:read',
+  'pages:write',
+  'posts:read',
+  'posts:write',
+  'school:read',
+  'school:write',
+  'storage:write',
+  'students:read',
+  'students:write',
+  'subscriptions:read',
+  'subscriptions:write',
 ];
 
 /** Every scope the MCP tools declare, as the PRM for /mcp lists them. */

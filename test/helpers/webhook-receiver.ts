@@ -50,7 +50,10 @@ export async function startReceiver(options: { port?: number; listening?: boolea
       for (;;) {
         const matching = receiver.received.filter((r) => r.verified && filter(r));
         if (matching.length >= count) return matching;
-        if (Date.now() > deadline) throw new Error(`waited for ${count} webhooks, got ${matching.length} of ${receiver.received.length}: ${JSON.stringify(receiver.received.map((r) => [r.payload?.type, r.status, r.verified]))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `waited for ${count} webhooks, got ${matching.length} of ${receiver.received.length}: ${JSON.stringify(receiver.received.map((r) => [r.payload?.type, r.status, r.verified]))}`,
+          );
         await new Promise((r) => setTimeout(r, 25));
       }
     },
@@ -60,14 +63,25 @@ export async function startReceiver(options: { port?: number; listening?: boolea
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
-          const headers = { 'webhook-id': String(req.headers['webhook-id'] ?? ''), 'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''), 'webhook-signature': String(req.headers['webhook-signature'] ?? '') };
+          const headers = {
+            'webhook-id': String(req.headers['webhook-id'] ?? ''),
+            'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+            'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+          };
           let payload: Received['payload'];
           try {
             payload = new Webhook(receiver.secret ?? 'whsec_AAAA').verify(body, headers) as Received['payload'];
           } catch {
             payload = undefined;
           }
-          const entry = { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, verified: payload !== undefined, ...(payload ? { payload } : {}) };
+          const entry = {
+            id: headers['webhook-id'],
+            timestamp: headers['webhook-timestamp'],
+            signature: headers['webhook-signature'],
+            body,
+            verified: payload !== undefined,
+            ...(payload ? { payload } : {}),
+          };
           const status = payload ? receiver.answer(entry, receiver.received.length) : 401;
           receiver.received.push({ ...entry, status: status ?? 0 });
           if (status !== null) res.writeHead(status).end();

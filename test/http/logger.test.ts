@@ -18,7 +18,10 @@ function run(body: string): { status: number | null; lines: Array<Record<string,
     const log = pino(logger.options);
     ${body}`;
   const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
-  const lines = out.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = out.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { status: out.status, lines };
 }
 

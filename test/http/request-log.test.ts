@@ -83,12 +83,7 @@ describe('request log', () => {
       { path: '/api/v1/courses?access_token=lyc_at_secret-in-query-0123456789' },
       { path: '/.well-known/no-such-document' },
     ]);
-    expect(urls(lines)).toEqual([
-      'GET /api/v1/courses?limit=2 200',
-      'GET /api/v1/students 401',
-      'GET /api/v1/courses?access_token=%5Bredacted%5D 400',
-      'GET /.well-known/no-such-document 404',
-    ]);
+    expect(urls(lines)).toEqual(['GET /api/v1/courses?limit=2 200', 'GET /api/v1/students 401', 'GET /api/v1/courses?access_token=%5Bredacted%5D 400', 'GET /.well-known/no-such-document 404']);
     for (const l of completed(lines)) {
       expect(l.level).toBe(30);
       expect(typeof l.responseTime).toBe('number');
@@ -97,7 +92,7 @@ describe('request log', () => {
     expect(raw).not.toContain('not-a-real-token');
   }, 90_000);
 
-  it('writes a request\'s line within a second while the server keeps running, not only when it stops', async () => {
+  it("writes a request's line within a second while the server keeps running, not only when it stops", async () => {
     const port = await freePort();
     const file = join(mkdtempSync(join(tmpdir(), 'lyceum-log-')), 'lyceum.sqlite');
     const server = await spawnServe({ LOG_LEVEL: 'info', ACCESS_LOG: 'true', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: file });

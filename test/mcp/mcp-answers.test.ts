@@ -28,8 +28,10 @@ describe.each(STORE_KINDS)('MCP answers (%s)', (kind) => {
     await ctx?.server.stop();
   });
 
-  const listed = async () => resultOf(await mcpPost(ctx.server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}`, headers: ALL })).tools as { name: string; title: string; inputSchema: unknown }[];
-  const call = async (name: string, args: Args): Promise<CallResult> => resultOf(await mcpPost(ctx.server.issuer, toolCall(name, args), { authorization: `Bearer ${token}`, headers: ALL })) as CallResult;
+  const listed = async () =>
+    resultOf(await mcpPost(ctx.server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}`, headers: ALL })).tools as { name: string; title: string; inputSchema: unknown }[];
+  const call = async (name: string, args: Args): Promise<CallResult> =>
+    resultOf(await mcpPost(ctx.server.issuer, toolCall(name, args), { authorization: `Bearer ${token}`, headers: ALL })) as CallResult;
 
   it('every tool answers with a text that is its summary and then its structured content', async () => {
     const course = await ctx.maker.make('courses', { status: 'draft' });

@@ -20,7 +20,13 @@ function post(issuer: string, message: unknown, headers: Record<string, string>)
   const body = JSON.stringify(message);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { accept: MCP_ACCEPT, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { accept: MCP_ACCEPT, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -59,9 +65,7 @@ describe.each(STORE_KINDS)('MCP DNS-rebinding protection (%s)', (kind) => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.body).toEqual(
-      refusal(`Invalid Origin header: http://evil.example. Only pages of ${server.issuer} (and the origins in MCP_ALLOWED_ORIGINS) may call this MCP server from a browser.`),
-    );
+    expect(res.body).toEqual(refusal(`Invalid Origin header: http://evil.example. Only pages of ${server.issuer} (and the origins in MCP_ALLOWED_ORIGINS) may call this MCP server from a browser.`));
     expect(await courseTitle()).toBe(before);
   });
 

@@ -81,7 +81,7 @@ describe(`the MCP Inspector CLI (${kind})`, () => {
     expect(resultOf(run).structuredContent).toMatchObject({ published_courses: seeded.courses.published.length, links: { authentication: `${server.issuer}/auth.md` } });
   });
 
-  it('anonymously: a scoped tool is refused with the server\'s 401 and where to sign in', async () => {
+  it("anonymously: a scoped tool is refused with the server's 401 and where to sign in", async () => {
     const error = authErrorOf(await inspector(['--method', 'tools/call', '--tool-name', 'list_records', '--tool-arg', 'area=students']));
     expect(error.code).toBe('auth_required');
     expect(error.message).toContain('"error":"invalid_request"');
@@ -98,7 +98,18 @@ describe(`the MCP Inspector CLI (${kind})`, () => {
 
   it('with a bearer token by --header: listing students answers with the students', async () => {
     const { tokens } = await obtainTokens(server, { scope: 'students:read', resource: `${server.issuer}/mcp` });
-    const run = await inspector(['--header', `Authorization: Bearer ${tokens.access_token}`, '--method', 'tools/call', '--tool-name', 'list_records', '--tool-arg', 'area=students', '--tool-arg', 'limit=50']);
+    const run = await inspector([
+      '--header',
+      `Authorization: Bearer ${tokens.access_token}`,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_records',
+      '--tool-arg',
+      'area=students',
+      '--tool-arg',
+      'limit=50',
+    ]);
     expect((resultOf(run).structuredContent as { records: { id: string }[] }).records.map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));
   });
 });

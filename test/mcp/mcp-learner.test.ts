@@ -119,21 +119,23 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
     ada = {
       user: adaUser,
       studentId: adaStudent,
-      enrollments: [
-        await enrolled(adaStudent, algebra!, 40),
-        await enrolled(adaStudent, draft!, 0),
-        await enrolled(adaStudent, archived!, 100, '2026-01-02T03:04:05.000Z'),
+      enrollments: [await enrolled(adaStudent, algebra!, 40), await enrolled(adaStudent, draft!, 0), await enrolled(adaStudent, archived!, 100, '2026-01-02T03:04:05.000Z')],
+      orders: [
+        await put(AREAS.orders, {
+          student_id: adaStudent,
+          items: [{ kind: 'course', id: algebra, name: 'Intro to Algebra', price_cents: 0 }],
+          total_cents: 0,
+          currency: 'USD',
+          status: 'paid',
+          paid_at: '2026-01-01T00:00:00.000Z',
+        }),
       ],
-      orders: [await put(AREAS.orders, { student_id: adaStudent, items: [{ kind: 'course', id: algebra, name: 'Intro to Algebra', price_cents: 0 }], total_cents: 0, currency: 'USD', status: 'paid', paid_at: '2026-01-01T00:00:00.000Z' })],
       subscriptions: [await put(AREAS.subscriptions, { student_id: adaStudent, plan_id: monthly, status: 'active', current_period_end: '2027-01-01T00:00:00.000Z' })],
     };
     ben = {
       user: benUser,
       studentId: benStudent,
-      enrollments: [
-        await enrolled(benStudent, calculus!, 10),
-        await enrolled(benStudent, geometry!, 0),
-      ],
+      enrollments: [await enrolled(benStudent, calculus!, 10), await enrolled(benStudent, geometry!, 0)],
       orders: [
         await put(AREAS.orders, { student_id: benStudent, items: [], total_cents: 4900, currency: 'USD', status: 'pending' }),
         await put(AREAS.orders, { student_id: benStudent, items: [], total_cents: 1500, currency: 'USD', status: 'refunded' }),
@@ -149,13 +151,13 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
     await server?.stop();
   });
 
-  describe('OAuth with the SDK\'s own flow', () => {
-    it('the PRM of /mcp lists account:read and account:write beside the staff tools\' scopes', async () => {
+  describe("OAuth with the SDK's own flow", () => {
+    it("the PRM of /mcp lists account:read and account:write beside the staff tools' scopes", async () => {
       const prm = (await (await fetch(`${server.issuer}/.well-known/oauth-protected-resource/mcp`)).json()) as { scopes_supported: string[] };
       expect([...prm.scopes_supported].sort()).toEqual(MCP_SCOPES);
     });
 
-    it('a student\'s client asks for every scope the PRM lists and gets a token with account:read account:write only', () => {
+    it("a student's client asks for every scope the PRM lists and gets a token with account:read account:write only", () => {
       for (const c of [adaMcp, benMcp]) {
         expect(c.authorizationUrl.searchParams.get('scope')?.split(' ').sort()).toEqual(MCP_SCOPES);
         expect(c.provider.tokens()?.scope).toBe('account:read account:write');
@@ -223,7 +225,10 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
       expect(mine.next_cursor).toBeUndefined();
       const his = await call(benMcp, 'list_my_enrollments');
       expect(ids(his.enrollments)).toEqual(ben.enrollments);
-      expect(his.enrollments).toMatchObject([{ course_title: 'Advanced Calculus', progress_percent: 10 }, { course_title: 'Geometry in French', progress_percent: 0 }]);
+      expect(his.enrollments).toMatchObject([
+        { course_title: 'Advanced Calculus', progress_percent: 10 },
+        { course_title: 'Geometry in French', progress_percent: 0 },
+      ]);
     });
 
     it('list_my_enrollments pages with limit and cursor', async () => {
@@ -235,7 +240,7 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
       expect(second.next_cursor).toBeUndefined();
     });
 
-    it('list_my_orders and list_my_subscriptions: own records only, never the seeded students\' ones', async () => {
+    it("list_my_orders and list_my_subscriptions: own records only, never the seeded students' ones", async () => {
       expect(ids((await call(adaMcp, 'list_my_orders')).orders)).toEqual(ada.orders);
       expect(ids((await call(benMcp, 'list_my_orders')).orders)).toEqual(ben.orders);
       const adaSubs = await call(adaMcp, 'list_my_subscriptions');
@@ -279,7 +284,10 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
       expect(ids((await call(adaMcp, 'list_my_lessons', { course_id: seeded.courses.archived[0] })).lessons)).toEqual([lessons['Archived lesson']]);
       // Ben's course is not Ada's: nothing, however she asks.
       expect((await call(adaMcp, 'list_my_lessons', { course_id: seeded.courses.published[1] })).lessons).toEqual([]);
-      const forged = (await adaMcp.client.callTool({ name: 'list_my_lessons', arguments: { cursor: Buffer.from(JSON.stringify([seeded.courses.published[1], 0])).toString('base64url') } })) as CallResult;
+      const forged = (await adaMcp.client.callTool({
+        name: 'list_my_lessons',
+        arguments: { cursor: Buffer.from(JSON.stringify([seeded.courses.published[1], 0])).toString('base64url') },
+      })) as CallResult;
       expect(forged.isError).toBe(true);
     });
 
@@ -302,12 +310,17 @@ describe.each(STORE_KINDS)('MCP learner tools (%s)', (kind) => {
       }
     });
 
-    it('an account without a student record gets empty lists, not someone else\'s', async () => {
+    it("an account without a student record gets empty lists, not someone else's", async () => {
       const lecturer = await server.addUser('lecturer');
       const c = await connect(lecturer);
       try {
         expect((await call(c, 'get_my_account')).student).toBeNull();
-        for (const [name, key] of [['list_my_enrollments', 'enrollments'], ['list_my_orders', 'orders'], ['list_my_subscriptions', 'subscriptions'], ['list_my_lessons', 'lessons']] as const) {
+        for (const [name, key] of [
+          ['list_my_enrollments', 'enrollments'],
+          ['list_my_orders', 'orders'],
+          ['list_my_subscriptions', 'subscriptions'],
+          ['list_my_lessons', 'lessons'],
+        ] as const) {
           expect((await call(c, name))[key], name).toEqual([]);
         }
       } finally {

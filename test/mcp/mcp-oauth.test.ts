@@ -73,7 +73,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
   }
 
   describe('bearer tokens at /mcp (raw HTTP)', () => {
-    it('the PRM of /mcp names the MCP resource, the issuer and exactly the scoped tools\' scopes', () => {
+    it("the PRM of /mcp names the MCP resource, the issuer and exactly the scoped tools' scopes", () => {
       expect(prm.resource).toBe(mcpUrl);
       expect(prm.authorization_servers).toEqual([server.issuer]);
       expect([...prm.scopes_supported].sort()).toEqual(MCP_SCOPES);
@@ -117,9 +117,12 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
         const res = await mcpPost(server.issuer, toolCall('list_records', { area: 'students' }), { authorization: `Bearer ${token}` });
         expectChallenge(res, 403, 'insufficient_scope', 'students:read');
         // The catalog stays open to the same token.
-        expect(ids((resultOf(await mcpPost(server.issuer, toolCall('list_records', { area: 'courses', limit: 50 }), { authorization: `Bearer ${token}` })).structuredContent as Record<string, unknown>).records)).toEqual(
-          expect.arrayContaining(seeded.courses.published),
-        );
+        expect(
+          ids(
+            (resultOf(await mcpPost(server.issuer, toolCall('list_records', { area: 'courses', limit: 50 }), { authorization: `Bearer ${token}` })).structuredContent as Record<string, unknown>)
+              .records,
+          ),
+        ).toEqual(expect.arrayContaining(seeded.courses.published));
       }
     });
 
@@ -152,7 +155,12 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
 
       const orders = resultOf(await mcpPost(server.issuer, toolCall('list_records', { area: 'orders' }), { authorization: `Bearer ${token}` })) as CallResult;
       expect(ids(orders.structuredContent?.records)).toEqual(seeded.orders);
-      expectChallenge(await mcpPost(server.issuer, toolCall('update_record', { id: seeded.courses.published[0], values: { title: 'x' }, dry_run: true }), { authorization: `Bearer ${token}` }), 403, 'insufficient_scope', 'courses:write');
+      expectChallenge(
+        await mcpPost(server.issuer, toolCall('update_record', { id: seeded.courses.published[0], values: { title: 'x' }, dry_run: true }), { authorization: `Bearer ${token}` }),
+        403,
+        'insufficient_scope',
+        'courses:write',
+      );
     });
 
     it('get_analytics with analytics:read returns the same report as GET /api/v1/analytics', async () => {
@@ -173,16 +181,20 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       const before = await readCourse();
       expect(before.title).toBe('Intro to Algebra');
 
-      const tools = (resultOf(await mcpPost(server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}` })).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[]);
+      const tools = resultOf(await mcpPost(server.issuer, rpc('tools/list'), { authorization: `Bearer ${token}` })).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
       expect(tools.find((t) => t.name === 'update_record')?.annotations?.readOnlyHint).toBe(false);
 
-      const preview = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id, values: { title: 'Algebra I', price_cents: 1200 }, dry_run: true }), { authorization: `Bearer ${token}` })) as CallResult;
+      const preview = resultOf(
+        await mcpPost(server.issuer, toolCall('update_record', { id, values: { title: 'Algebra I', price_cents: 1200 }, dry_run: true }), { authorization: `Bearer ${token}` }),
+      ) as CallResult;
       expect(preview.isError ?? false, JSON.stringify(preview.content)).toBe(false);
       expect(preview.structuredContent).toMatchObject({ dry_run: true, changed: ['title', 'price_cents'], record: { id, title: 'Algebra I', price_cents: 1200 } });
       expect(preview.content[0]?.text).toMatch(/^Would change/);
       expect(await readCourse()).toEqual(before);
 
-      const saved = resultOf(await mcpPost(server.issuer, toolCall('update_record', { id, values: { title: 'Algebra I', price_cents: 1200 }, dry_run: false }), { authorization: `Bearer ${token}` })) as CallResult;
+      const saved = resultOf(
+        await mcpPost(server.issuer, toolCall('update_record', { id, values: { title: 'Algebra I', price_cents: 1200 }, dry_run: false }), { authorization: `Bearer ${token}` }),
+      ) as CallResult;
       expect(saved.isError ?? false, JSON.stringify(saved.content)).toBe(false);
       expect(saved.structuredContent).toMatchObject({ dry_run: false, changed: ['title', 'price_cents'], record: { id, title: 'Algebra I', price_cents: 1200 } });
       const after = await readCourse();
@@ -201,7 +213,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
     });
   });
 
-  describe('the SDK client\'s own OAuth flow', () => {
+  describe("the SDK client's own OAuth flow", () => {
     let provider: InMemoryOAuthProvider;
     let traffic: ReturnType<typeof recordingFetch>;
     let transport: StreamableHTTPClientTransport;
@@ -435,7 +447,7 @@ describe.each(STORE_KINDS)('MCP server with OAuth (%s)', (kind) => {
       }
     });
 
-    it('with a refresh token held, the SDK refreshes (which cannot widen scope) and gives up; a new authorization with the challenge\'s scope then succeeds', async () => {
+    it("with a refresh token held, the SDK refreshes (which cannot widen scope) and gives up; a new authorization with the challenge's scope then succeeds", async () => {
       const { provider, traffic, transport, client } = await narrowClient();
       try {
         const held = provider.tokens()!;

@@ -68,7 +68,7 @@ describe.each(STORE_KINDS)('MCP enrolment and progress tools (%s)', (kind) => {
     expect(bad).toMatchObject({ isError: true, content: [{ type: 'text', text: 'email is not an email address' }] });
   });
 
-  it('set_lesson_completion and get_course_progress show the same progress as the API, with the student\'s name', async () => {
+  it("set_lesson_completion and get_course_progress show the same progress as the API, with the student's name", async () => {
     const staff = await connect(await s.token('students:read students:write'));
     const c = await course(3);
     const enrolled = await ok(staff, 'enroll_student_by_email', { email: `p.${marker()}@learners.test`, course_id: c.id });
@@ -77,7 +77,11 @@ describe.each(STORE_KINDS)('MCP enrolment and progress tools (%s)', (kind) => {
     expect(done.structuredContent).toMatchObject({ completed: true, changed: true, completed_lessons: 1, total_lessons: 3, enrollment: { progress_percent: 33 } });
     expect(summaryOf(done)).toBe(`Lesson ${c.lessons[1]} is completed. Progress: 1 of 3 lessons, 33%.`);
     const report = await ok(staff, 'get_course_progress', { course_id: c.id });
-    const rest = (await s.owner('GET', `/enrollments/${enrollmentId}/progress`)).json as { progress_percent: number; completed_lessons: number; lessons: { id: string; title: string; completed_at: string | null }[] };
+    const rest = (await s.owner('GET', `/enrollments/${enrollmentId}/progress`)).json as {
+      progress_percent: number;
+      completed_lessons: number;
+      lessons: { id: string; title: string; completed_at: string | null }[];
+    };
     const student = enrolled.structuredContent!.student as { id: string; name: string; email: string };
     expect(report.structuredContent).toEqual({
       course_id: c.id,
@@ -165,11 +169,17 @@ describe.each(STORE_KINDS)('MCP enrolment and progress tools (%s)', (kind) => {
       ],
     });
     // The text carries what the structured answer does.
-    expect(summaryOf(left)).toBe(`${String((left.structuredContent!.courses as { course_title: string }[])[0]!.course_title)}: 33%, 1 of 3 lessons done; left:\n  - Lesson 0 (${c.lessons[0]})\n  - Lesson 2 (${c.lessons[2]})`);
+    expect(summaryOf(left)).toBe(
+      `${String((left.structuredContent!.courses as { course_title: string }[])[0]!.course_title)}: 33%, 1 of 3 lessons done; left:\n  - Lesson 0 (${c.lessons[0]})\n  - Lesson 2 (${c.lessons[2]})`,
+    );
 
     const every = await ok(learner, 'get_my_progress', { course_id: c.id, detail: true });
     const lessons = (every.structuredContent!.courses as { lessons: { id: string; completed_at: string | null }[] }[])[0]!.lessons;
-    expect(lessons.map((l) => [l.id, l.completed_at !== null])).toEqual([[c.lessons[0], false], [c.lessons[1], true], [c.lessons[2], false]]);
+    expect(lessons.map((l) => [l.id, l.completed_at !== null])).toEqual([
+      [c.lessons[0], false],
+      [c.lessons[1], true],
+      [c.lessons[2], false],
+    ]);
     expect(summaryOf(every)).toContain(`  - [x] Lesson 1 (${c.lessons[1]})`);
 
     expect((await ok(learner, 'get_my_progress', { course_id: other.id })).structuredContent).toEqual({ student_id: student, courses: [] });

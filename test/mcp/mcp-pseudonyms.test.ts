@@ -55,7 +55,11 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
     server = await startFlowServer(kind);
     records = new RecordService(server.deps);
     const tag = randomBytes(3).toString('hex');
-    for (const [name, local] of [['Adaeze Quinnell', 'adaeze.quinnell'], ['Bertrand Oyelaran', 'bertrand.oyelaran'], ['Cleopatra Marchetti', 'cleo.marchetti']] as const) {
+    for (const [name, local] of [
+      ['Adaeze Quinnell', 'adaeze.quinnell'],
+      ['Bertrand Oyelaran', 'bertrand.oyelaran'],
+      ['Cleopatra Marchetti', 'cleo.marchetti'],
+    ] as const) {
       const email = `${local}-${tag}@learners.test`;
       const notes = `private note on ${local}`;
       const { id } = await records.create(AREAS.students, { name, email, notes });
@@ -246,7 +250,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
       await records.update(AREAS.students, s.id, { status: 'active' });
     });
 
-    it('refuses to store a pseudonym that is not the record\'s own, on update and on create', async () => {
+    it("refuses to store a pseudonym that is not the record's own, on update and on create", async () => {
       const other = await view().get(AREAS.students, 'full', students[1]!.id);
       const refused = (p: Promise<unknown>) => expect(p).rejects.toSatisfy((e) => e instanceof PlatformError && e.code === 'invalid_request' && /pseudonym/.test(e.description));
       await refused(view().update(AREAS.students, students[0]!.id, { name: other.name }));
@@ -265,8 +269,14 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
     });
 
     it('refuses a filter on a learner field, and a search of students, naming why; other filters work', async () => {
-      const refusal = (p: Promise<unknown>) => p.then(() => 'listed', (e: unknown) => (e instanceof PlatformError ? `${e.code}: ${e.description}` : String(e)));
-      expect(await refusal(view().list(AREAS.students, 'full', { filters: { email: students[0]!.email } }))).toBe('invalid_request: student records cannot be filtered by email while learners are shown by pseudonyms');
+      const refusal = (p: Promise<unknown>) =>
+        p.then(
+          () => 'listed',
+          (e: unknown) => (e instanceof PlatformError ? `${e.code}: ${e.description}` : String(e)),
+        );
+      expect(await refusal(view().list(AREAS.students, 'full', { filters: { email: students[0]!.email } }))).toBe(
+        'invalid_request: student records cannot be filtered by email while learners are shown by pseudonyms',
+      );
       expect(await refusal(view().list(AREAS.students, 'full', { q: 'Adaeze' }))).toBe('invalid_request: student records cannot be searched by name or email while learners are shown by pseudonyms');
       const active = await view().list(AREAS.students, 'full', { filters: { status: 'active' }, limit: 100 });
       expect(active.data.map((r) => r.id)).toEqual(expect.arrayContaining(students.map((s) => s.id)));
@@ -296,7 +306,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
       expect(JSON.stringify(data)).not.toMatch(/Walk-in|walk\.in|Adaeze/);
     });
 
-    it('shows a student\'s comment under their pseudonym and withholds the text of form answers', async () => {
+    it("shows a student's comment under their pseudonym and withholds the text of form answers", async () => {
       const s = students[1]!;
       const byStudent = await records.create(AREAS.comments, { target_type: 'course', target_id: 'crs_x', author_name: s.name, student_id: s.id, body: 'Great course' });
       const byGuest = await records.create(AREAS.comments, { target_type: 'course', target_id: 'crs_x', author_name: 'A Visitor', body: 'Nice' });
@@ -311,7 +321,7 @@ describe.each(STORE_KINDS)('MCP learner pseudonyms (%s)', (kind) => {
   });
 });
 
-describe('where learners\' personal data is declared', () => {
+describe("where learners' personal data is declared", () => {
   it('every field that names or reaches a person is a learner field with a rule, or a staff field', () => {
     const STAFF = ['lecturers.name', 'lecturers.email', 'members.name', 'members.email', 'posts.author_name'];
     const NOT_PEOPLE = ['digital_products.name', 'membership_plans.name'];
@@ -328,7 +338,10 @@ describe('where learners\' personal data is declared', () => {
     for (const name of Object.keys(LEARNER_RULES)) {
       const area = AREA_LIST.find((a) => a.name === name)!;
       expect('publicRead' in area, name).toBe(false);
-      expect(Object.values(area.fields).some((f) => f.public), name).toBe(false);
+      expect(
+        Object.values(area.fields).some((f) => f.public),
+        name,
+      ).toBe(false);
     }
   });
 

@@ -84,7 +84,10 @@ describe.each(STORE_KINDS)('MCP record tools over every area (%s)', (kind) => {
   async function ok(name: string, args: Row = {}, client = staff): Promise<Row> {
     const result = await call(name, args, client);
     expect(result.isError ?? false, `${name}: ${JSON.stringify(result.content)}`).toBe(false);
-    expect(result.content.filter((c) => c.type === 'text'), name).toHaveLength(1);
+    expect(
+      result.content.filter((c) => c.type === 'text'),
+      name,
+    ).toHaveLength(1);
     return result.structuredContent!;
   }
 
@@ -101,7 +104,29 @@ describe.each(STORE_KINDS)('MCP record tools over every area (%s)', (kind) => {
 
   it('reaches every area with five tools, the writable ones with the writes', () => {
     const areas = (schemaOf('list_records').properties.area as { enum: string[] }).enum;
-    expect(areas.sort()).toEqual(['comments', 'coupons', 'courses', 'digital_products', 'enrollments', 'event_attendees', 'events', 'form_submissions', 'forms', 'lecturers', 'lessons', 'members', 'membership_plans', 'orders', 'pages', 'posts', 'sections', 'students', 'subscriptions'].sort());
+    expect(areas.sort()).toEqual(
+      [
+        'comments',
+        'coupons',
+        'courses',
+        'digital_products',
+        'enrollments',
+        'event_attendees',
+        'events',
+        'form_submissions',
+        'forms',
+        'lecturers',
+        'lessons',
+        'members',
+        'membership_plans',
+        'orders',
+        'pages',
+        'posts',
+        'sections',
+        'students',
+        'subscriptions',
+      ].sort(),
+    );
     const writable = (schemaOf('create_record').properties.area as { enum: string[] }).enum;
     expect(writable).not.toContain('orders');
     expect(writable).not.toContain('form_submissions');

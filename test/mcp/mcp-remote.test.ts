@@ -69,7 +69,12 @@ describe(`mcp-remote (${kind})`, () => {
 
   /** What the fake browser did for each URL it was asked to open. */
   const opened = (): { url: string; redirect?: string; status?: number; error?: string }[] =>
-    existsSync(browserLog) ? readFileSync(browserLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { url: string }) : [];
+    existsSync(browserLog)
+      ? readFileSync(browserLog, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { url: string })
+      : [];
 
   /** One JSON-RPC request through mcp-remote's stdio: its result, or a failure that shows mcp-remote's log. */
   async function request(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {

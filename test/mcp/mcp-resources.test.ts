@@ -9,8 +9,25 @@ import { STORE_KINDS } from '../helpers/stores.ts';
 
 /** Every area of the platform, by hand: one data-model resource each. */
 const AREA_NAMES = [
-  'courses', 'sections', 'lessons', 'lecturers', 'students', 'enrollments', 'members', 'membership_plans', 'subscriptions', 'digital_products',
-  'coupons', 'orders', 'events', 'event_attendees', 'posts', 'comments', 'forms', 'form_submissions', 'pages',
+  'courses',
+  'sections',
+  'lessons',
+  'lecturers',
+  'students',
+  'enrollments',
+  'members',
+  'membership_plans',
+  'subscriptions',
+  'digital_products',
+  'coupons',
+  'orders',
+  'events',
+  'event_attendees',
+  'posts',
+  'comments',
+  'forms',
+  'form_submissions',
+  'pages',
 ];
 
 /** The published courses seedSchool writes, in creation order. */
@@ -114,9 +131,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       });
       expect(resources.find((r) => r.uri === 'lyceum://auth.md')).toMatchObject({ name: 'auth_md', title: 'auth.md', mimeType: 'text/markdown' });
       const courses = resources.slice(schemas.length + 2 + parts.length);
-      expect(courses).toEqual(
-        PUBLISHED_TITLES.map((title, i) => ({ uri: courseUri(seeded.courses.published[i]!), name: title, title, description: `About ${title}`, mimeType: 'application/json' })),
-      );
+      expect(courses).toEqual(PUBLISHED_TITLES.map((title, i) => ({ uri: courseUri(seeded.courses.published[i]!), name: title, title, description: `About ${title}`, mimeType: 'application/json' })));
       expect(JSON.stringify(resources)).not.toContain(seeded.draftWord);
     });
 
@@ -139,7 +154,10 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       expect(schema.properties.title).toEqual({ description: 'Title', type: 'string', minLength: 1, maxLength: 200 });
       expect(schema.properties.slug).toEqual({ description: 'URL name, unique; made from the title when absent', anyOf: [{ type: 'string', minLength: 0, maxLength: 120 }, { type: 'null' }] });
       expect(schema.properties.level).toEqual({ description: 'Level', anyOf: [{ type: 'string', enum: ['beginner', 'intermediate', 'advanced'] }, { type: 'null' }] });
-      expect(schema.properties.price_cents).toEqual({ description: 'Price in minor units of the school currency (cents)', anyOf: [{ type: 'integer', minimum: 0, maximum: 100_000_000 }, { type: 'null' }] });
+      expect(schema.properties.price_cents).toEqual({
+        description: 'Price in minor units of the school currency (cents)',
+        anyOf: [{ type: 'integer', minimum: 0, maximum: 100_000_000 }, { type: 'null' }],
+      });
       expect(schema.properties.lecturer_ids).toEqual({ description: 'Lecturers teaching it', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 100 } });
       expect(schema.properties.created_at).toEqual({ type: 'string', format: 'date-time', description: 'When it was created' });
       expect(JSON.stringify(schema)).not.toContain('nullable');
@@ -305,7 +323,7 @@ describe.each(STORE_KINDS)('MCP resources, prompts, completion and logging (%s)'
       return (messages[0]!.content as { text: string }).text;
     }
 
-    it('weekly_report names the week\'s days and the tools to call with them', async () => {
+    it("weekly_report names the week's days and the tools to call with them", async () => {
       const lines = (await promptText('weekly_report', { week: '2026-W01' })).split('\n');
       expect(lines[0]).toBe("Write the school's weekly report for 2026-W01 (Monday 2025-12-29 to Sunday 2026-01-04).");
       expect(lines[1]).toBe('1. Call get_analytics with from "2025-12-29", to "2026-01-04" and interval "week": enrollments, revenue and active students.');

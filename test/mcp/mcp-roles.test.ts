@@ -92,12 +92,28 @@ describe.each(STORE_KINDS)('MCP sign-in by role (%s)', (kind) => {
     expect(await call(admin, 'get_my_account')).toMatchObject({ id: admin.user.id, role: 'admin' });
   });
 
-  it('a lecturer: granted only the lecturer\'s part; list_students answers, list_orders and get_analytics are 403', async () => {
+  it("a lecturer: granted only the lecturer's part; list_students answers, list_orders and get_analytics are 403", async () => {
     const lecturer = await connectAs('lecturer');
     expect(sorted(lecturer.authorizationUrl.searchParams.get('scope')!)).toEqual([...scopesSupported].sort());
     expect(sorted(lecturer.provider.tokens()!.scope)).toEqual([
-      'account:read', 'account:write', 'comments:read', 'courses:read', 'courses:write', 'curriculum:read', 'curriculum:write', 'digital_products:read',
-      'events:read', 'events:write', 'forms:read', 'lecturers:read', 'membership_plans:read', 'pages:read', 'posts:read', 'posts:write', 'storage:write', 'students:read',
+      'account:read',
+      'account:write',
+      'comments:read',
+      'courses:read',
+      'courses:write',
+      'curriculum:read',
+      'curriculum:write',
+      'digital_products:read',
+      'events:read',
+      'events:write',
+      'forms:read',
+      'lecturers:read',
+      'membership_plans:read',
+      'pages:read',
+      'posts:read',
+      'posts:write',
+      'storage:write',
+      'students:read',
     ]);
     const students = await call(lecturer, 'list_records', { area: 'students', limit: 50 });
     expect((students.records as { id: string }[]).map((s) => s.id)).toEqual(seeded.students.map((s) => s.id));

@@ -42,7 +42,10 @@ describe('/mcp routes', () => {
       expect({ status: notJson.status, body: notJson.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } } });
       // JSON that is no message at all reaches the SDK, which refuses it; nothing needs a scope.
       const nothing = await mcpPost(server.issuer, null, { raw: 'null', headers: { 'x-forwarded-for': '10.0.0.2' } });
-      expect({ status: nothing.status, body: nothing.json }).toEqual({ status: 400, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: the request body is not a valid JSON-RPC message' } } });
+      expect({ status: nothing.status, body: nothing.json }).toEqual({
+        status: 400,
+        body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: the request body is not a valid JSON-RPC message' } },
+      });
       // Only tools/call names a tool: a prompt of the same name needs no scope (and does not exist).
       const prompt = await mcpPost(server.issuer, rpc('prompts/get', { name: 'get_my_account' }), { headers: { 'x-forwarded-for': '10.0.0.3' } });
       expect(prompt.status, prompt.text).toBe(200);

@@ -65,7 +65,9 @@ describe.each(STORE_KINDS)('MCP task and settings tools (%s)', (kind) => {
       const course = (await ok('create_record', { area: 'courses', values: { title: 'Hollow Course' } })).record as Row;
       await ok('create_record', { area: 'sections', values: { course_id: course.id, title: 'Week 1', position: 0 } });
       await ok('create_record', { area: 'sections', values: { course_id: course.id, title: 'Week 2', position: 1 } });
-      expect(await refused('publish_course', { id: course.id })).toBe('"Hollow Course" has no lesson yet: its sections ("Week 1", "Week 2") are empty; add at least one lesson (create_record with area lessons) before publishing it');
+      expect(await refused('publish_course', { id: course.id })).toBe(
+        '"Hollow Course" has no lesson yet: its sections ("Week 1", "Week 2") are empty; add at least one lesson (create_record with area lessons) before publishing it',
+      );
       expect(await statusOf(course.id)).toBe('draft');
     });
 
@@ -140,7 +142,7 @@ describe.each(STORE_KINDS)('MCP task and settings tools (%s)', (kind) => {
       expect(await ok('get_school_settings')).toEqual((await ctx.owner('GET', '/school')).json);
     });
 
-    it('update_school_settings: a dry run stores nothing; the checks and their words are the REST route\'s', async () => {
+    it("update_school_settings: a dry run stores nothing; the checks and their words are the REST route's", async () => {
       const before = (await ctx.owner('GET', '/school')).json;
       const preview = await ok('update_school_settings', { locale: 'pt-br', contact_email: null, dry_run: true });
       expect(preview).toMatchObject({ dry_run: true, locale: 'pt-BR', contact_email: null, name: before.name });
@@ -157,7 +159,7 @@ describe.each(STORE_KINDS)('MCP task and settings tools (%s)', (kind) => {
       expect((await ctx.owner('GET', '/school')).json.timezone).toBe('Europe/Paris');
     });
 
-    it('get_appearance and update_appearance: public reads, a dry run that stores nothing, the route\'s checks', async () => {
+    it("get_appearance and update_appearance: public reads, a dry run that stores nothing, the route's checks", async () => {
       const before = (await ctx.anonymous('GET', '/appearance')).json;
       expect(await ok('get_appearance', {}, anonymous)).toEqual(before);
       expect(await ok('update_appearance', { primary_color: '#abcdef', dry_run: true })).toMatchObject({ dry_run: true, primary_color: '#ABCDEF' });

@@ -41,7 +41,20 @@ describe.each(STORE_KINDS)('tools/list by caller and toolset (%s)', (kind) => {
 
   it('a student: the catalog and the learner set, every tool usable', async () => {
     const student = await list(tokens.student);
-    expect(student.tools).toEqual(['get_site_info', 'get_course', 'list_records', 'get_record', 'get_my_account', 'get_my_progress', 'set_my_lesson_completion', 'list_my_enrollments', 'list_my_lessons', 'list_my_orders', 'list_my_subscriptions', 'update_my_account']);
+    expect(student.tools).toEqual([
+      'get_site_info',
+      'get_course',
+      'list_records',
+      'get_record',
+      'get_my_account',
+      'get_my_progress',
+      'set_my_lesson_completion',
+      'list_my_enrollments',
+      'list_my_lessons',
+      'list_my_orders',
+      'list_my_subscriptions',
+      'update_my_account',
+    ]);
     expect(student.bytes).toBeLessThanOrEqual(15 * KB);
   });
 
@@ -64,7 +77,9 @@ describe.each(STORE_KINDS)('tools/list by caller and toolset (%s)', (kind) => {
     expect(all.largest.bytes, all.largest.name).toBeLessThanOrEqual(2 * KB);
     expect(all.tools).toEqual(expect.arrayContaining(['update_school_settings', 'update_appearance', 'create_webhook', 'upload_file', 'get_analytics', 'get_my_account']));
     // Every area's records are reachable through the record tools.
-    const records = (await mcpPost(ctx.server.issuer, rpc('tools/list'), { authorization: `Bearer ${tokens.owner}`, headers: { 'x-mcp-toolsets': 'all' } })).json as { result: { tools: { name: string; inputSchema: { properties: { area?: { enum: string[] } } } }[] } };
+    const records = (await mcpPost(ctx.server.issuer, rpc('tools/list'), { authorization: `Bearer ${tokens.owner}`, headers: { 'x-mcp-toolsets': 'all' } })).json as {
+      result: { tools: { name: string; inputSchema: { properties: { area?: { enum: string[] } } } }[] };
+    };
     expect(records.result.tools.find((t) => t.name === 'list_records')!.inputSchema.properties.area!.enum.sort()).toEqual(AREA_LIST.map((a) => a.name).sort());
   });
 

@@ -56,7 +56,7 @@ describe.each(STORE_KINDS)('MCP webhook tools (%s)', (kind) => {
     expect(refused.isError).toBe(true);
   });
 
-  it('bad input is a tool error in the API\'s words', async () => {
+  it("bad input is a tool error in the API's words", async () => {
     const unknown = await call('create_webhook', { url: 'http://127.0.0.1:9/hooks', events: ['order.lost'] });
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0]!.text).toContain('unknown event "order.lost"');
@@ -69,7 +69,11 @@ describe.each(STORE_KINDS)('MCP webhook tools (%s)', (kind) => {
   });
 
   it('each tool needs its scope: 403 insufficient_scope naming it', async () => {
-    for (const [name, scope, args, needs] of [['list_webhooks', 'school:write', {}, undefined], ['create_webhook', 'school:write', { url: 'http://127.0.0.1:9/x', events: ['order.paid'] }, 'school:write orders:read'], ['delete_webhook', 'school:write', { id: 'wh_x' }, undefined]] as const) {
+    for (const [name, scope, args, needs] of [
+      ['list_webhooks', 'school:write', {}, undefined],
+      ['create_webhook', 'school:write', { url: 'http://127.0.0.1:9/x', events: ['order.paid'] }, 'school:write orders:read'],
+      ['delete_webhook', 'school:write', { id: 'wh_x' }, undefined],
+    ] as const) {
       const res = await mcpPost(server.issuer, toolCall(name, args), { authorization: `Bearer ${await token(allScopesBut(scope))}` });
       expect(res.status, name).toBe(403);
       // A step-up asks for every scope the call needs: create_webhook's events add theirs.
@@ -78,7 +82,10 @@ describe.each(STORE_KINDS)('MCP webhook tools (%s)', (kind) => {
   });
 
   it('create_webhook needs the read scope of each event it subscribes to: 403 naming them, before the tool runs', async () => {
-    for (const [events, scope] of [[['student.created'], 'school:write students:read'], [['order.paid', 'form_submission.created'], 'school:write orders:read forms:read']] as const) {
+    for (const [events, scope] of [
+      [['student.created'], 'school:write students:read'],
+      [['order.paid', 'form_submission.created'], 'school:write orders:read forms:read'],
+    ] as const) {
       const res = await mcpPost(server.issuer, toolCall('create_webhook', { url: 'http://127.0.0.1:9/x', events }), { authorization: `Bearer ${await token('school:write')}` });
       expect(res.status, JSON.stringify(events)).toBe(403);
       expect(parseChallenge(res.headers.get('www-authenticate')).params).toMatchObject({ error: 'insufficient_scope', scope });

@@ -13,7 +13,6 @@ import { parseForms } from '../helpers/user-agent.ts';
 const REDIRECT = 'http://127.0.0.1:61238/callback';
 const STATE = 'st-Refuse.9';
 
-
 describe.each(STORE_KINDS)('refusals of the authorization request (%s)', (kind) => {
   let server: TestServer;
   let clientId: string;
@@ -47,9 +46,7 @@ describe.each(STORE_KINDS)('refusals of the authorization request (%s)', (kind) 
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(html).toContain(
-      '<p class="error" role="alert">No client is registered with this client_id. Register it again at /api/oauth/register.</p>',
-    );
+    expect(html).toContain('<p class="error" role="alert">No client is registered with this client_id. Register it again at /api/oauth/register.</p>');
     expect(html).toContain('Error code: <code>invalid_client</code>.');
   });
 

@@ -9,9 +9,6 @@ import { asPage, parseForms, UserAgent, type FormInfo } from '../helpers/user-ag
 const REDIRECT = 'http://127.0.0.1:61234/callback';
 const STATE = 'st-Zx9_~.4';
 
-
-
-
 const signInForm = (html: string) => parseForms(html).find((f) => f.action === '/oauth/sign-in');
 const consentForm = (html: string) => parseForms(html).find((f) => f.action === '/oauth/authorize/decision');
 
@@ -162,10 +159,20 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
     const REDIRECTED: { why: string; over: () => AuthorizeParams; error: string; description: string | (() => string) }[] = [
       { why: 'response_type is missing', over: () => ({ response_type: undefined }), error: 'invalid_request', description: 'response_type is required' },
       { why: 'response_type=token (implicit) is not supported', over: () => ({ response_type: 'token' }), error: 'unsupported_response_type', description: 'Only response_type=code is supported' },
-      { why: 'response_type "code id_token" is not supported', over: () => ({ response_type: 'code id_token' }), error: 'unsupported_response_type', description: 'Only response_type=code is supported' },
+      {
+        why: 'response_type "code id_token" is not supported',
+        over: () => ({ response_type: 'code id_token' }),
+        error: 'unsupported_response_type',
+        description: 'Only response_type=code is supported',
+      },
       { why: 'code_challenge is missing (PKCE is required)', over: () => ({ code_challenge: undefined }), error: 'invalid_request', description: 'code_challenge is required (PKCE with S256)' },
       { why: 'code_challenge_method=plain is refused (S256 only)', over: () => ({ code_challenge_method: 'plain' }), error: 'invalid_request', description: 'code_challenge_method must be S256' },
-      { why: 'code_challenge_method is missing (S256 must be stated)', over: () => ({ code_challenge_method: undefined }), error: 'invalid_request', description: 'code_challenge_method must be S256' },
+      {
+        why: 'code_challenge_method is missing (S256 must be stated)',
+        over: () => ({ code_challenge_method: undefined }),
+        error: 'invalid_request',
+        description: 'code_challenge_method must be S256',
+      },
       { why: 'code_challenge is too short to be an S256 value', over: () => ({ code_challenge: 'abc' }), error: 'invalid_request', description: CHALLENGE_SHAPE },
       { why: 'code_challenge has 44 characters, one more than an S256 value', over: () => ({ code_challenge: 'A'.repeat(44) }), error: 'invalid_request', description: CHALLENGE_SHAPE },
       { why: 'code_challenge starts with a character outside base64url', over: () => ({ code_challenge: `.${'A'.repeat(42)}` }), error: 'invalid_request', description: CHALLENGE_SHAPE },

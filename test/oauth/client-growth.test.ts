@@ -41,9 +41,7 @@ describe.each(STORE_KINDS)('registered clients are bounded (%s)', (kind) => {
     expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 429, 429, 429, 429, 429]);
     for (const r of results.filter((x) => x.status === 429)) {
       expectOAuthError(r, 429, 'too_many_requests');
-      expect(r.json.error_description).toBe(
-        `This server has reached its limit of ${CAP} registered clients (MAX_REGISTERED_CLIENTS); retry later, once unused ones are removed.`,
-      );
+      expect(r.json.error_description).toBe(`This server has reached its limit of ${CAP} registered clients (MAX_REGISTERED_CLIENTS); retry later, once unused ones are removed.`);
       expect(r.headers.get('retry-after')).toBe(String(PURGE_INTERVAL_SECONDS));
       expect(r.headers.get('cache-control')).toBe('no-store');
     }

@@ -116,12 +116,7 @@ describe('the client_id URL rules', () => {
 
   it('refuses a client_id with no path, or a query and no path, rather than add the / a URL parser would', async () => {
     for (const clientId of [docs.origin, `${docs.origin}?client=app`]) {
-      expectRefused(
-        await authorize(clientId),
-        badClientId('it must have a path, such as https://app.example/oauth/client.json'),
-        'invalid_request',
-        clientId,
-      );
+      expectRefused(await authorize(clientId), badClientId('it must have a path, such as https://app.example/oauth/client.json'), 'invalid_request', clientId);
     }
   });
 

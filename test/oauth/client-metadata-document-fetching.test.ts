@@ -29,7 +29,6 @@ beforeAll(async () => {
 });
 afterAll(() => docs?.close());
 
-
 /** The JSON lines the server logs from now on, kept here instead of written to stdout. */
 function captureLog(server: FlowServer): Record<string, unknown>[] {
   const lines: Record<string, unknown>[] = [];
@@ -45,7 +44,6 @@ async function authorize(server: { issuer: string }, clientId: string): Promise<
   expect(res.headers.get('location')).toBeNull();
   return { status: res.status, html: await res.text(), headers: res.headers };
 }
-
 
 /** A valid document at a fresh path, with these response headers. */
 function serveDocument(name: string, headers: Record<string, string> = {}): { path: string; url: string } {
@@ -304,7 +302,10 @@ describe('the address check and the rate per host (sqlite)', () => {
       const privateName = url;
       const unresolvable = url.replace('localhost', 'no-such-host.invalid');
       const pages = [await authorize(server, privateName), await authorize(server, unresolvable)];
-      for (const [page, id] of [[pages[0]!, privateName], [pages[1]!, unresolvable]] as const) {
+      for (const [page, id] of [
+        [pages[0]!, privateName],
+        [pages[1]!, unresolvable],
+      ] as const) {
         expect(page.status).toBe(400);
         expect(page.html).toContain(alert(`The client metadata document at ${id} cannot be used: it could not be fetched.`));
       }

@@ -106,14 +106,22 @@ describe('documents refused as invalid_client, each for its one fault', () => {
     { rule: 'a client_name of spaces only', body: (url) => documentFor(url, { client_name: '   ' }), why: 'its client_name must be a string of 1 to 200 characters' },
     { rule: 'a client_name of 201 characters', body: (url) => documentFor(url, { client_name: 'n'.repeat(201) }), why: 'its client_name must be a string of 1 to 200 characters' },
     { rule: 'a client_name that is not a string', body: (url) => documentFor(url, { client_name: 42 }), why: 'its client_name must be a string of 1 to 200 characters' },
-    { rule: 'a client_name that says the school registered it', body: (url) => documentFor(url, { client_name: 'Claude Code (Registered by the school)' }), why: 'its client_name must not say the app was registered by the school: only the school registers its own apps' },
+    {
+      rule: 'a client_name that says the school registered it',
+      body: (url) => documentFor(url, { client_name: 'Claude Code (Registered by the school)' }),
+      why: 'its client_name must not say the app was registered by the school: only the school registers its own apps',
+    },
     {
       // The draft: "the client_secret and client_secret_expires_at properties MUST NOT be used".
       rule: 'a client_secret_expires_at without client_secret, method none',
       body: (url) => documentFor(url, { client_secret_expires_at: 0 }),
       why: 'its client_secret and client_secret_expires_at must not be there: a document names a public client',
     },
-    { rule: 'redirect_uris that is not an array', body: (url) => documentFor(url, { redirect_uris: 'http://127.0.0.1/callback' }), why: 'its redirect_uris must be a non-empty array of https or loopback http URIs' },
+    {
+      rule: 'redirect_uris that is not an array',
+      body: (url) => documentFor(url, { redirect_uris: 'http://127.0.0.1/callback' }),
+      why: 'its redirect_uris must be a non-empty array of https or loopback http URIs',
+    },
     { rule: 'an empty redirect_uris', body: (url) => documentFor(url, { redirect_uris: [] }), why: 'its redirect_uris must be a non-empty array of https or loopback http URIs' },
     { rule: '11 redirect_uris, one over the limit', body: (url) => documentFor(url, { redirect_uris: loopbackUris(11) }), why: 'its redirect_uris may hold at most 10 URIs' },
     {
@@ -171,7 +179,16 @@ describe('documents accepted at the limits and with fields left out', () => {
 
 describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', () => {
   it('keeps response_types ["code"] and no more than the rules let through', async () => {
-    const clientId = serveDocument('kept', (url) => documentFor(url, { response_types: ['code'], application_type: 'web', policy_uri: 'https://app.example/policy', software_id: 'cli', contacts: ['dev@app.example'], id_token_signed_response_alg: 'ES256' }));
+    const clientId = serveDocument('kept', (url) =>
+      documentFor(url, {
+        response_types: ['code'],
+        application_type: 'web',
+        policy_uri: 'https://app.example/policy',
+        software_id: 'cli',
+        contacts: ['dev@app.example'],
+        id_token_signed_response_alg: 'ES256',
+      }),
+    );
     await accepted(clientId);
     expect(await shownMetadata(clientId)).toEqual(KEPT_DEFAULTS);
   });
@@ -218,7 +235,7 @@ describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', (
     }
   });
 
-  it('keeps of the document\'s scope only the scopes Lyceum knows, and no scope when none is left', async () => {
+  it("keeps of the document's scope only the scopes Lyceum knows, and no scope when none is left", async () => {
     const CASES: { scope: unknown; kept: string | undefined }[] = [
       { scope: 'students:read admin courses:read', kept: 'courses:read students:read' },
       { scope: 'admin superpowers', kept: undefined },
@@ -233,7 +250,7 @@ describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', (
   });
 });
 
-describe('the document\'s scope at the authorization endpoint', () => {
+describe("the document's scope at the authorization endpoint", () => {
   /** An authorization request without scope; the error redirect it gets, if any. */
   async function withoutScope(clientId: string): Promise<{ status: number; error: string | null; description: string | null }> {
     const res = await fetch(request(clientId, { scope: undefined }), { redirect: 'manual' });
@@ -261,7 +278,7 @@ describe('the document\'s scope at the authorization endpoint', () => {
     expect(await withoutScope(clientId)).toEqual({ status: 302, error: 'invalid_scope', description: 'scope is required' });
   });
 
-  it('is taken up to 4000 characters, the limit of a request\'s scope, and ignored beyond', async () => {
+  it("is taken up to 4000 characters, the limit of a request's scope, and ignored beyond", async () => {
     const atLimit = serveDocument('scope-4000', (url) => documentFor(url, { scope: 'courses:read'.padEnd(4000, ' ') }));
     const overLimit = serveDocument('scope-4001', (url) => documentFor(url, { scope: 'courses:read'.padEnd(4001, ' ') }));
     expect(await withoutScope(atLimit)).toEqual({ status: 200, error: null, description: null });

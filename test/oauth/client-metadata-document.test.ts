@@ -33,7 +33,6 @@ async function refusal(url: string): Promise<{ status: number; html: string; hea
   return { status: res.status, html: await res.text(), headers: res.headers };
 }
 
-
 describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind) => {
   let server: FlowServer;
 
@@ -47,7 +46,7 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     expect(meta.client_id_metadata_document_supported).toBe(true);
   });
 
-  it('/auth.md says how such a client connects, with this server\'s limits', async () => {
+  it("/auth.md says how such a client connects, with this server's limits", async () => {
     const md = await (await fetch(`${server.issuer}/auth.md`)).text();
     expect(md).toContain('## Clients that name themselves by a URL (Client ID Metadata Documents)');
     expect(md).toContain('Fetched with a 3000 ms deadline (CIMD_FETCH_TIMEOUT_MS), at most 5120 bytes (CIMD_MAX_BYTES)');
@@ -87,7 +86,12 @@ describe.each(STORE_KINDS)('a client known by its metadata document (%s)', (kind
     expect(consent.html).toContain(`<code>${clientId}</code>`);
     expect(consent.html).toContain('<span class="client-name">oauth4webapi CIMD app</span>');
     expect(consent.html).toContain('Any program on your computer could receive this sign-in');
-    const callback = asRedirect(await agent.submit(parseForms(consent.html).find((f) => f.action === '/oauth/authorize/decision')!, { decision: 'approve' }));
+    const callback = asRedirect(
+      await agent.submit(
+        parseForms(consent.html).find((f) => f.action === '/oauth/authorize/decision')!,
+        { decision: 'approve' },
+      ),
+    );
     expect(callback.origin).toBe('http://localhost:53123');
 
     const params = oauth.validateAuthResponse(as, client, callback, state);

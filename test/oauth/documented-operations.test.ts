@@ -99,15 +99,19 @@ describe('operationIds and security of the OAuth, account and record operations'
       const res = await readJson(await fetch(`${server.issuer}/openapi.json`));
       expect(res.status, res.text).toBe(200);
       const paths = res.json.paths as Record<string, Record<string, { operationId?: string; security?: unknown[] }>>;
-      const served = Object.fromEntries(Object.keys(IDS).map((where) => {
-        const [method, path] = where.split(' ') as [string, string];
-        return [where, paths[path]?.[method]?.operationId];
-      }));
+      const served = Object.fromEntries(
+        Object.keys(IDS).map((where) => {
+          const [method, path] = where.split(' ') as [string, string];
+          return [where, paths[path]?.[method]?.operationId];
+        }),
+      );
       expect(served).toEqual(IDS);
-      const security = Object.fromEntries(Object.keys(SECURITY).map((where) => {
-        const [method, path] = where.split(' ') as [string, string];
-        return [where, paths[path]?.[method]?.security];
-      }));
+      const security = Object.fromEntries(
+        Object.keys(SECURITY).map((where) => {
+          const [method, path] = where.split(' ') as [string, string];
+          return [where, paths[path]?.[method]?.security];
+        }),
+      );
       expect(security).toEqual(SECURITY);
     } finally {
       await server.close();

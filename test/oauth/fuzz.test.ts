@@ -191,8 +191,7 @@ const NASTY = [
   'lyc_cs_x',
 ];
 
-const longString = (max: number) =>
-  fc.tuple(fc.integer({ min: Math.min(500, max), max }), fc.constantFrom('a', '%', 'é', '💥', '\u0000', ' ', '/')).map(([n, c]) => c.repeat(n));
+const longString = (max: number) => fc.tuple(fc.integer({ min: Math.min(500, max), max }), fc.constantFrom('a', '%', 'é', '💥', '\u0000', ' ', '/')).map(([n, c]) => c.repeat(n));
 
 /** Any string, from printable ASCII to lone surrogates and NUL. */
 const anyText = (long = 6000): fc.Arbitrary<string> =>
@@ -497,7 +496,16 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
 
   /** Values that sometimes are the real thing, so the fuzz gets past the first checks. */
   const valueFor = (pick: (fx: Fixture) => string[]) =>
-    fc.oneof({ weight: 3, arbitrary: anyText() }, { weight: 2, arbitrary: fc.constant(0).map(() => pick(f)).chain((v) => fc.constantFrom(...v)) });
+    fc.oneof(
+      { weight: 3, arbitrary: anyText() },
+      {
+        weight: 2,
+        arbitrary: fc
+          .constant(0)
+          .map(() => pick(f))
+          .chain((v) => fc.constantFrom(...v)),
+      },
+    );
 
   const runEndpoint = async (reqs: fc.Arbitrary<Req>, check: (req: Req, res: Res) => void) => {
     await fc.assert(
@@ -612,9 +620,9 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
           { weight: 1, arbitrary: scopeString },
           {
             weight: 2,
-            arbitrary: fc.constant(0).chain(() =>
-              fc.constantFrom(f.publicClientId, f.confidential.clientId, 'http://127.0.0.1:5555/callback', f.challenge, 'S256', 'code', f.issuer, `${f.issuer}/mcp`),
-            ),
+            arbitrary: fc
+              .constant(0)
+              .chain(() => fc.constantFrom(f.publicClientId, f.confidential.clientId, 'http://127.0.0.1:5555/callback', f.challenge, 'S256', 'code', f.issuer, `${f.issuer}/mcp`)),
           },
         ),
       ),
@@ -897,14 +905,12 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
         { nil: undefined },
       );
       const query = formPairs(['access_token', 'scope', 'claims'], anyText(1000));
-      const reqs: fc.Arbitrary<Req> = fc
-        .tuple(fc.constantFrom('GET', 'POST', 'HEAD'), authorization, query, postBody(formPairs(['access_token', 'claims'], anyText())))
-        .map(([method, auth, q, b]) => {
-          const headers: Record<string, string> = method === 'POST' ? { ...b.headers } : {};
-          if (auth !== undefined) headers.authorization = auth;
-          const qs = encodeForm(q);
-          return { method, path: `/api/oauth/userinfo${qs ? `?${qs}` : ''}`, headers, ...(method === 'POST' ? { body: b.body } : {}) };
-        });
+      const reqs: fc.Arbitrary<Req> = fc.tuple(fc.constantFrom('GET', 'POST', 'HEAD'), authorization, query, postBody(formPairs(['access_token', 'claims'], anyText()))).map(([method, auth, q, b]) => {
+        const headers: Record<string, string> = method === 'POST' ? { ...b.headers } : {};
+        if (auth !== undefined) headers.authorization = auth;
+        const qs = encodeForm(q);
+        return { method, path: `/api/oauth/userinfo${qs ? `?${qs}` : ''}`, headers, ...(method === 'POST' ? { body: b.body } : {}) };
+      });
       await runEndpoint(reqs, checkJsonEndpoint);
     },
     TEST_TIMEOUT,
@@ -928,7 +934,14 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
           fc.constantFrom(...HTML_PAGES, ...JSON_DOCUMENTS, ...TEXT_DOCUMENTS),
           fc.constantFrom('GET', 'GET', 'HEAD'),
           formPairs(['return_to', 'client_id', 'x'], anyText(2000)),
-          fc.option(fc.oneof(headerText, fc.constant(0).map(() => f.signedInCookie), headerText.map((s) => `${sessionCookieName(f.server.deps.config)}=${s}`)), { nil: undefined }),
+          fc.option(
+            fc.oneof(
+              headerText,
+              fc.constant(0).map(() => f.signedInCookie),
+              headerText.map((s) => `${sessionCookieName(f.server.deps.config)}=${s}`),
+            ),
+            { nil: undefined },
+          ),
         )
         .map(([page, method, q, cookie]): Req => {
           const qs = encodeForm(q);
@@ -964,7 +977,9 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
           op: fc.nat(),
           // Path parameters stay within the router's length limit; beyond it is a test of its own below.
           ids: fc.array(fc.oneof(anyText(200), fc.constantFrom('crs_x', 'stu_x', 'x', '0', '-1', '..', 'null')), { minLength: 3, maxLength: 3 }),
-          query: fc.array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'after', 'q', 'sort', 'status', 'order', 'fields', 'cursor'), anyText(50)), fc.oneof(anyText(500), fc.integer().map(String))), { maxLength: 5 }),
+          query: fc.array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'after', 'q', 'sort', 'status', 'order', 'fields', 'cursor'), anyText(50)), fc.oneof(anyText(500), fc.integer().map(String))), {
+            maxLength: 5,
+          }),
           useDocumentedQuery: fc.boolean(),
           body: fc.oneof(
             { weight: 4, arbitrary: fc.dictionary(fc.string(), value, { maxKeys: 6 }).map((d) => ({ kind: 'props' as const, d })) },
@@ -1007,13 +1022,18 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
         {
           jsonrpc: fc.oneof(fc.constant('2.0'), json),
           id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), json),
-          method: fc.oneof(
-            fc.constantFrom('initialize', 'tools/list', 'tools/call', 'resources/list', 'prompts/list', 'ping', 'notifications/initialized'),
-            anyText(200),
-          ),
+          method: fc.oneof(fc.constantFrom('initialize', 'tools/list', 'tools/call', 'resources/list', 'prompts/list', 'ping', 'notifications/initialized'), anyText(200)),
           params: fc.oneof(
-            fc
-              .record({ name: fc.oneof(fc.constant(0).chain(() => fc.constantFrom(...(f.mcpTools.length ? f.mcpTools : ['none']))), anyText(100)), arguments: fc.oneof(fc.dictionary(fc.string(), json, { maxKeys: 5 }), json) }, { requiredKeys: [] }),
+            fc.record(
+              {
+                name: fc.oneof(
+                  fc.constant(0).chain(() => fc.constantFrom(...(f.mcpTools.length ? f.mcpTools : ['none']))),
+                  anyText(100),
+                ),
+                arguments: fc.oneof(fc.dictionary(fc.string(), json, { maxKeys: 5 }), json),
+              },
+              { requiredKeys: [] },
+            ),
             json,
           ),
         },
@@ -1031,7 +1051,14 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
           body,
           type: fc.oneof({ weight: 5, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: contentType }),
           accept: fc.constantFrom('application/json, text/event-stream', 'application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*', ''),
-          auth: fc.option(fc.oneof(fc.constant(0).map(() => `Bearer ${f.ownerToken}`), fc.constant(0).map(() => `Bearer ${f.accessToken}`), headerText), { nil: undefined }),
+          auth: fc.option(
+            fc.oneof(
+              fc.constant(0).map(() => `Bearer ${f.ownerToken}`),
+              fc.constant(0).map(() => `Bearer ${f.accessToken}`),
+              headerText,
+            ),
+            { nil: undefined },
+          ),
           protocolVersion: fc.option(fc.oneof(fc.constantFrom('2025-06-18', '2025-03-26', '2024-11-05'), headerText), { nil: undefined }),
         })
         .map(({ method, body: b, type, accept, auth, protocolVersion }): Req => {
@@ -1065,7 +1092,14 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
           csrf: fc.constantFrom('valid', 'valid', 'none', 'wrong'),
           cookie: fc.constantFrom('signed-in', 'signed-in', 'none', 'garbage'),
           garbageCookie: headerText,
-          clientId: fc.option(fc.oneof(fc.constant(0).map(() => f.confidential.clientId), fc.constant(0).map(() => f.publicClientId), anyText(400)), { nil: undefined }),
+          clientId: fc.option(
+            fc.oneof(
+              fc.constant(0).map(() => f.confidential.clientId),
+              fc.constant(0).map(() => f.publicClientId),
+              anyText(400),
+            ),
+            { nil: undefined },
+          ),
           mutations,
           pairs: formPairs(['client_id', '_csrf'], anyText()),
           type: encoding,
@@ -1168,25 +1202,75 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
       body: encodeForm(fields),
     });
     const cases: [string, () => Req, (req: Req, res: Res) => void][] = [
-      ['token endpoint, client_id with a NUL', () => form('/api/oauth/token', [['grant_type', 'refresh_token'], ['refresh_token', 'lyc_rt_x'], ['client_id', `\u0000${f.publicClientId}`]]), checkJsonEndpoint],
-      ['revocation endpoint, client_id with a NUL', () => form('/api/oauth/revoke', [['token', 'lyc_at_x'], ['client_id', 'a\u0000b']]), checkJsonEndpoint],
-      ['introspection endpoint, client_id with a NUL', () => form('/api/oauth/introspect', [['token', 'lyc_at_x'], ['client_id', 'a\u0000b']]), checkJsonEndpoint],
+      [
+        'token endpoint, client_id with a NUL',
+        () =>
+          form('/api/oauth/token', [
+            ['grant_type', 'refresh_token'],
+            ['refresh_token', 'lyc_rt_x'],
+            ['client_id', `\u0000${f.publicClientId}`],
+          ]),
+        checkJsonEndpoint,
+      ],
+      [
+        'revocation endpoint, client_id with a NUL',
+        () =>
+          form('/api/oauth/revoke', [
+            ['token', 'lyc_at_x'],
+            ['client_id', 'a\u0000b'],
+          ]),
+        checkJsonEndpoint,
+      ],
+      [
+        'introspection endpoint, client_id with a NUL',
+        () =>
+          form('/api/oauth/introspect', [
+            ['token', 'lyc_at_x'],
+            ['client_id', 'a\u0000b'],
+          ]),
+        checkJsonEndpoint,
+      ],
       [
         'authorization endpoint, client_id with a NUL',
-        () => ({ method: 'GET', path: `/oauth/authorize?${encodeForm([['client_id', 'a\u0000b'], ['redirect_uri', 'http://127.0.0.1:5555/callback']])}`, headers: {} }),
+        () => ({
+          method: 'GET',
+          path: `/oauth/authorize?${encodeForm([
+            ['client_id', 'a\u0000b'],
+            ['redirect_uri', 'http://127.0.0.1:5555/callback'],
+          ])}`,
+          headers: {},
+        }),
         checkHtmlEndpoint,
       ],
       [
         'sign-in, email with a NUL',
-        () => form('/oauth/sign-in', [['_csrf', f.anonymousCsrf], ['email', 'a\u0000b@school.test'], ['password', 'x']], { cookie: f.anonymousCookie }),
+        () =>
+          form(
+            '/oauth/sign-in',
+            [
+              ['_csrf', f.anonymousCsrf],
+              ['email', 'a\u0000b@school.test'],
+              ['password', 'x'],
+            ],
+            { cookie: f.anonymousCookie },
+          ),
         checkHtmlEndpoint,
       ],
       [
         'sign-in with the right password and a return_to holding a non-Latin-1 character',
         () =>
-          form('/oauth/sign-in', [['_csrf', f.anonymousCsrf], ['email', f.user.email], ['password', f.user.password], ['return_to', '/oauth/authorize?x=中']], {
-            cookie: f.anonymousCookie,
-          }),
+          form(
+            '/oauth/sign-in',
+            [
+              ['_csrf', f.anonymousCsrf],
+              ['email', f.user.email],
+              ['password', f.user.password],
+              ['return_to', '/oauth/authorize?x=中'],
+            ],
+            {
+              cookie: f.anonymousCookie,
+            },
+          ),
         (req, res) => {
           checkHtmlEndpoint(req, res);
           checkRedirect(f.issuer, req, res, false);
@@ -1195,9 +1279,18 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
       [
         'sign-in with the right password and a return_to holding a line break',
         () =>
-          form('/oauth/sign-in', [['_csrf', f.anonymousCsrf], ['email', f.user.email], ['password', f.user.password], ['return_to', '/oauth/authorize?x=\r\nSet-Cookie: a=b']], {
-            cookie: f.anonymousCookie,
-          }),
+          form(
+            '/oauth/sign-in',
+            [
+              ['_csrf', f.anonymousCsrf],
+              ['email', f.user.email],
+              ['password', f.user.password],
+              ['return_to', '/oauth/authorize?x=\r\nSet-Cookie: a=b'],
+            ],
+            {
+              cookie: f.anonymousCookie,
+            },
+          ),
         (req, res) => {
           checkHtmlEndpoint(req, res);
           checkRedirect(f.issuer, req, res, false);
@@ -1211,11 +1304,7 @@ describe.each(STORE_KINDS)('fuzzing every endpoint (%s)', (kind) => {
         () => ({ method: 'GET', path: `/api/v1/courses/${'x'.repeat(600)}`, headers: { authorization: `Bearer ${f.ownerToken}` } }),
         checkJsonEndpoint,
       ],
-      [
-        'a platform record id with a NUL',
-        () => ({ method: 'GET', path: '/api/v1/courses/crs_%00', headers: { authorization: `Bearer ${f.ownerToken}` } }),
-        checkJsonEndpoint,
-      ],
+      ['a platform record id with a NUL', () => ({ method: 'GET', path: '/api/v1/courses/crs_%00', headers: { authorization: `Bearer ${f.ownerToken}` } }), checkJsonEndpoint],
     ];
 
     it.each(cases.map(([name, build, check]) => ({ name, build, check })))('$name', async ({ build, check }) => {

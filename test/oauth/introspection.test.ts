@@ -1,5 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectOAuthError, obtainTokens, refreshTokens, revokeRequest, startFlowServer, type FlowOptions, type FlowServer, type FormResponse, type Overrides, type RegisteredClient, type TokenSet } from '../helpers/flow.ts';
+import {
+  expectOAuthError,
+  obtainTokens,
+  refreshTokens,
+  revokeRequest,
+  startFlowServer,
+  type FlowOptions,
+  type FlowServer,
+  type FormResponse,
+  type Overrides,
+  type RegisteredClient,
+  type TokenSet,
+} from '../helpers/flow.ts';
 import { postForm } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 

@@ -12,8 +12,7 @@ import { STORE_KINDS } from '../helpers/stores.ts';
 
 /** The whole error_description for one refused URI, written out by hand. */
 const refusedBecause = (reason: string) =>
-  `Open registration accepts only loopback redirect URIs (http://127.0.0.1:<port>/<path>): ${reason}. ` +
-  'Fixed https callbacks need a registered integration arranged with support.';
+  `Open registration accepts only loopback redirect URIs (http://127.0.0.1:<port>/<path>): ${reason}. ` + 'Fixed https callbacks need a registered integration arranged with support.';
 
 const LONGEST = `http://127.0.0.1/${'a'.repeat(2000 - 'http://127.0.0.1/'.length)}`;
 

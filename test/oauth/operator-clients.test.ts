@@ -148,7 +148,15 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
 
   it('a request for nothing the school allowed is sent back to the client as invalid_scope', async () => {
     const agent = new UserAgent(server.issuer);
-    const url = authorizeUrl(server.issuer, { response_type: 'code', client_id: claude.clientId, redirect_uri: CLAUDE, scope: 'students:read', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 'st' });
+    const url = authorizeUrl(server.issuer, {
+      response_type: 'code',
+      client_id: claude.clientId,
+      redirect_uri: CLAUDE,
+      scope: 'students:read',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 'st',
+    });
     const res = await agent.request(url);
     expect(res.status).toBe(302);
     const callback = new URL(res.headers.get('location')!);
@@ -171,7 +179,15 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
     ['the https URI on http', CLAUDE, CLAUDE.replace('https:', 'http:')],
   ])('refuses %s with the error page, never a redirect (exact match, RFC 6749 §3.1.2.3)', async (_what, registered, requested) => {
     const clientId = registered === CURSOR ? cursor.clientId : claude.clientId;
-    const url = authorizeUrl(server.issuer, { response_type: 'code', client_id: clientId, redirect_uri: requested, scope: 'courses:read', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 'st' });
+    const url = authorizeUrl(server.issuer, {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: requested,
+      scope: 'courses:read',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 'st',
+    });
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
@@ -202,7 +218,17 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
   it('a loopback URI the school registers keeps the loopback rule: any port (RFC 8252 §7.3)', async () => {
     const local = await add('--name', 'Local tool', '--redirect-uri', 'http://127.0.0.1/callback', '--redirect-uri', CURSOR);
     const ask = (redirectUri: string) =>
-      fetch(authorizeUrl(server.issuer, { response_type: 'code', client_id: local.clientId, redirect_uri: redirectUri, scope: 'courses:read', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
+      fetch(
+        authorizeUrl(server.issuer, {
+          response_type: 'code',
+          client_id: local.clientId,
+          redirect_uri: redirectUri,
+          scope: 'courses:read',
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+        }),
+        { redirect: 'manual' },
+      );
     // Validated: the visitor is asked to sign in.
     expect((await ask('http://127.0.0.1:53111/callback')).status).toBe(200);
     expect((await ask(CURSOR)).status).toBe(200);
@@ -241,13 +267,36 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
   });
 
   it('an app that registers itself cannot name itself as registered by the school', async () => {
-    for (const client_name of ['Cursor (Registered by the school)', 'Claude — registered by school', 'Tool REGISTERED  BY THIS SCHOOL', 'Ｒｅｇｉｓｔｅｒｅｄ by the school', 'registered by  the school', 'registered by the  school', 'registered by this  school']) {
-      const res = await fetch(`${server.issuer}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name, redirect_uris: ['http://127.0.0.1/callback'] }) });
+    for (const client_name of [
+      'Cursor (Registered by the school)',
+      'Claude — registered by school',
+      'Tool REGISTERED  BY THIS SCHOOL',
+      'Ｒｅｇｉｓｔｅｒｅｄ by the school',
+      'registered by  the school',
+      'registered by the  school',
+      'registered by this  school',
+    ]) {
+      const res = await fetch(`${server.issuer}/api/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name, redirect_uris: ['http://127.0.0.1/callback'] }),
+      });
       expect(res.status, client_name).toBe(400);
-      expect(await res.json()).toEqual({ error: 'invalid_client_metadata', error_description: 'client_name must not say the app was registered by the school: only the school registers its own apps' });
+      expect(await res.json()).toEqual({
+        error: 'invalid_client_metadata',
+        error_description: 'client_name must not say the app was registered by the school: only the school registers its own apps',
+      });
     }
     // Other names that mention the school are fine.
-    expect((await fetch(`${server.issuer}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'School helper', redirect_uris: ['http://127.0.0.1/callback'] }) })).status).toBe(201);
+    expect(
+      (
+        await fetch(`${server.issuer}/api/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_name: 'School helper', redirect_uris: ['http://127.0.0.1/callback'] }),
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('the connected-apps page marks the school’s client, and disconnecting it revokes its tokens', async () => {

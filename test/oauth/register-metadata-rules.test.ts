@@ -86,11 +86,7 @@ describe.each(STORE_KINDS)('registration metadata rules (%s)', (kind) => {
 
   describe('enumerated fields', () => {
     it('names the methods it offers when token_endpoint_auth_method is another', async () => {
-      expectBody(
-        await registerWith({ token_endpoint_auth_method: 'client_secret_basic' }),
-        400,
-        metadataError('token_endpoint_auth_method must be one of none, client_secret_post'),
-      );
+      expectBody(await registerWith({ token_endpoint_auth_method: 'client_secret_basic' }), 400, metadataError('token_endpoint_auth_method must be one of none, client_secret_post'));
     });
 
     it('names every unsupported grant type, separated by ", "', async () => {

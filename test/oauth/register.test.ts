@@ -21,8 +21,7 @@ async function post(server: TestServer, body: string, contentType: string | unde
   return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> };
 }
 
-const postJson = (server: TestServer, body: unknown, headers: Record<string, string> = {}) =>
-  post(server, JSON.stringify(body), 'application/json', headers);
+const postJson = (server: TestServer, body: unknown, headers: Record<string, string> = {}) => post(server, JSON.stringify(body), 'application/json', headers);
 
 /** Paths of every JSON null inside a value (a null breaks the MCP SDK's response parser). */
 function nullPaths(value: unknown, path = '$'): string[] {
@@ -204,7 +203,12 @@ const valid = { redirect_uris: ['http://127.0.0.1/cb'] };
 
 const REFUSED: Refused[] = [
   { why: 'an https redirect URI needs an integration arranged with support', body: uris('https://app.example.com/callback'), status: 400, error: 'invalid_redirect_uri' },
-  { why: 'https callbacks only (VS Code without its loopback entries) leave no loopback URI', body: uris('https://vscode.dev/redirect', 'https://insiders.vscode.dev/redirect'), status: 400, error: 'invalid_redirect_uri' },
+  {
+    why: 'https callbacks only (VS Code without its loopback entries) leave no loopback URI',
+    body: uris('https://vscode.dev/redirect', 'https://insiders.vscode.dev/redirect'),
+    status: 400,
+    error: 'invalid_redirect_uri',
+  },
   { why: 'loopback URIs use the http scheme, not https', body: uris('https://127.0.0.1:8443/cb'), status: 400, error: 'invalid_redirect_uri' },
   { why: 'a private-use (custom) scheme is not a loopback URI', body: uris('com.example.app:/cb'), status: 400, error: 'invalid_redirect_uri' },
   { why: 'a host other than the loopback names (example.com)', body: uris('http://example.com/cb'), status: 400, error: 'invalid_redirect_uri' },
@@ -280,49 +284,50 @@ describe.each(STORE_KINDS)('POST /api/oauth/register (%s)', (kind) => {
   });
 
   describe('accepted registrations', () => {
-    for (const { name, body, kept, echo, absent } of ACCEPTED) it(`accepts ${name}`, async () => {
-      const before = (await server.deps.store.clients.list()).length;
-      const res = await postJson(server, body);
-      expect(res.status, res.text).toBe(201);
-      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(res.headers.get('cache-control')).toBe('no-store');
-      const json = res.json;
+    for (const { name, body, kept, echo, absent } of ACCEPTED)
+      it(`accepts ${name}`, async () => {
+        const before = (await server.deps.store.clients.list()).length;
+        const res = await postJson(server, body);
+        expect(res.status, res.text).toBe(201);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+        const json = res.json;
 
-      expect(nullPaths(json)).toEqual([]);
-      expect(json.client_id).toBeTypeOf('string');
-      expect((json.client_id as string).length).toBeGreaterThan(0);
-      expect(json.redirect_uris).toEqual(kept ?? body.redirect_uris);
+        expect(nullPaths(json)).toEqual([]);
+        expect(json.client_id).toBeTypeOf('string');
+        expect((json.client_id as string).length).toBeGreaterThan(0);
+        expect(json.redirect_uris).toEqual(kept ?? body.redirect_uris);
 
-      const expected = {
-        grant_types: (body.grant_types as string[] | null | undefined) ?? ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: (body.token_endpoint_auth_method as string | undefined) ?? 'none',
-        application_type: (body.application_type as string | null | undefined) ?? 'native',
-        ...echo,
-      };
-      expect(json).toMatchObject(expected);
+        const expected = {
+          grant_types: (body.grant_types as string[] | null | undefined) ?? ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: (body.token_endpoint_auth_method as string | undefined) ?? 'none',
+          application_type: (body.application_type as string | null | undefined) ?? 'native',
+          ...echo,
+        };
+        expect(json).toMatchObject(expected);
 
-      // Numbers are JSON numbers, never numeric strings.
-      expect(json.client_id_issued_at).toBeTypeOf('number');
-      expect(Number.isInteger(json.client_id_issued_at)).toBe(true);
-      expect(Math.abs((json.client_id_issued_at as number) - Date.now() / 1000)).toBeLessThan(300);
+        // Numbers are JSON numbers, never numeric strings.
+        expect(json.client_id_issued_at).toBeTypeOf('number');
+        expect(Number.isInteger(json.client_id_issued_at)).toBe(true);
+        expect(Math.abs((json.client_id_issued_at as number) - Date.now() / 1000)).toBeLessThan(300);
 
-      if (expected.token_endpoint_auth_method === 'client_secret_post') {
-        expect(json.client_secret).toBeTypeOf('string');
-        expect((json.client_secret as string).length).toBeGreaterThanOrEqual(32);
-        expect(json.client_secret_expires_at).toBe(0);
-      } else {
-        expect(json).not.toHaveProperty('client_secret');
-        expect(json).not.toHaveProperty('client_secret_expires_at');
-      }
-      for (const field of absent ?? []) expect(json).not.toHaveProperty(field);
+        if (expected.token_endpoint_auth_method === 'client_secret_post') {
+          expect(json.client_secret).toBeTypeOf('string');
+          expect((json.client_secret as string).length).toBeGreaterThanOrEqual(32);
+          expect(json.client_secret_expires_at).toBe(0);
+        } else {
+          expect(json).not.toHaveProperty('client_secret');
+          expect(json).not.toHaveProperty('client_secret_expires_at');
+        }
+        for (const field of absent ?? []) expect(json).not.toHaveProperty(field);
 
-      // What was echoed is what was stored.
-      const stored = await server.deps.store.clients.find(json.client_id as string);
-      expect(stored?.metadata.redirect_uris).toEqual(json.redirect_uris);
-      expect(stored?.metadata.token_endpoint_auth_method).toBe(json.token_endpoint_auth_method);
-      expect((await server.deps.store.clients.list()).length).toBe(before + 1);
-    });
+        // What was echoed is what was stored.
+        const stored = await server.deps.store.clients.find(json.client_id as string);
+        expect(stored?.metadata.redirect_uris).toEqual(json.redirect_uris);
+        expect(stored?.metadata.token_endpoint_auth_method).toBe(json.token_endpoint_auth_method);
+        expect((await server.deps.store.clients.list()).length).toBe(before + 1);
+      });
 
     it('issues a different client_id and client_secret on every registration', async () => {
       const body = { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'client_secret_post' };
@@ -351,22 +356,24 @@ describe.each(STORE_KINDS)('POST /api/oauth/register (%s)', (kind) => {
   });
 
   describe('refused registrations', () => {
-    for (const { why, body, raw, contentType, status, error } of REFUSED) it(`refuses with ${status} ${error ?? ''}: ${why}`, async () => {
-      const before = (await server.deps.store.clients.list()).length;
-      const res = await post(server, raw ? (body as string) : JSON.stringify(body), contentType ?? 'application/json');
-      expect(res.status, res.text).toBe(status);
-      expectErrorBody(res, error);
-      expect((await server.deps.store.clients.list()).length).toBe(before);
-    });
+    for (const { why, body, raw, contentType, status, error } of REFUSED)
+      it(`refuses with ${status} ${error ?? ''}: ${why}`, async () => {
+        const before = (await server.deps.store.clients.list()).length;
+        const res = await post(server, raw ? (body as string) : JSON.stringify(body), contentType ?? 'application/json');
+        expect(res.status, res.text).toBe(status);
+        expectErrorBody(res, error);
+        expect((await server.deps.store.clients.list()).length).toBe(before);
+      });
 
-    for (const { why, contentType, body } of WRONG_CONTENT_TYPES) it(`refuses a body that is not application/json: ${why}`, async () => {
-      const before = (await server.deps.store.clients.list()).length;
-      const res = await post(server, body, contentType);
-      expect(res.status, res.text).toBeGreaterThanOrEqual(400);
-      expect(res.status, res.text).toBeLessThan(500);
-      expectErrorBody(res);
-      expect((await server.deps.store.clients.list()).length).toBe(before);
-    });
+    for (const { why, contentType, body } of WRONG_CONTENT_TYPES)
+      it(`refuses a body that is not application/json: ${why}`, async () => {
+        const before = (await server.deps.store.clients.list()).length;
+        const res = await post(server, body, contentType);
+        expect(res.status, res.text).toBeGreaterThanOrEqual(400);
+        expect(res.status, res.text).toBeLessThan(500);
+        expectErrorBody(res);
+        expect((await server.deps.store.clients.list()).length).toBe(before);
+      });
 
     it('refuses a JSON body sent without any Content-Type', async () => {
       const before = (await server.deps.store.clients.list()).length;

@@ -8,18 +8,8 @@ import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  authorizeFlow,
-  exchangeCode,
-  expectBody,
-  obtainTokens,
-  refreshRequest,
-  refreshTokens,
-  startFlowServer,
-  type FlowServer,
-} from '../helpers/flow.ts';
+import { authorizeFlow, exchangeCode, expectBody, obtainTokens, refreshRequest, refreshTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 

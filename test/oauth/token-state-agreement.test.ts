@@ -6,16 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callUserinfo } from '../helpers/bearer.ts';
-import {
-  expectBody,
-  isActive,
-  obtainTokens,
-  refreshRequest,
-  refreshTokens,
-  revokeRequest,
-  startFlowServer,
-  type FlowServer,
-} from '../helpers/flow.ts';
+import { expectBody, isActive, obtainTokens, refreshRequest, refreshTokens, revokeRequest, startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 const GRACE_MS = 10_000; // REFRESH_GRACE_SECONDS's default, 10

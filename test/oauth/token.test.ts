@@ -1,6 +1,26 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizeFlow, codeExchangeFields, databaseDump, DEFAULT_SCOPE, exchangeCode, expectOAuthError, obtainTokens, postRaw, refreshRequest, refreshTokens, registerClient, startFlowServer, type CodeFlow, type FlowOptions, type FlowServer, type FormResponse, type TokenSet, expectBody, revokeRequest } from '../helpers/flow.ts';
+import {
+  authorizeFlow,
+  codeExchangeFields,
+  databaseDump,
+  DEFAULT_SCOPE,
+  exchangeCode,
+  expectOAuthError,
+  obtainTokens,
+  postRaw,
+  refreshRequest,
+  refreshTokens,
+  registerClient,
+  startFlowServer,
+  type CodeFlow,
+  type FlowOptions,
+  type FlowServer,
+  type FormResponse,
+  type TokenSet,
+  expectBody,
+  revokeRequest,
+} from '../helpers/flow.ts';
 import { pkcePair } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
@@ -27,12 +47,7 @@ const INVALID_REQUEST: FailingExchange[] = [
   },
   {
     why: 'code is sent twice (RFC 6749 §3.2: parameters must not be included more than once)',
-    send: (s, f) =>
-      postRaw(
-        s.tokenEndpoint,
-        `${new URLSearchParams(codeExchangeFields(f)).toString()}&code=${encodeURIComponent(f.code)}`,
-        'application/x-www-form-urlencoded',
-      ),
+    send: (s, f) => postRaw(s.tokenEndpoint, `${new URLSearchParams(codeExchangeFields(f)).toString()}&code=${encodeURIComponent(f.code)}`, 'application/x-www-form-urlencoded'),
   },
   {
     why: 'the body is JSON, not application/x-www-form-urlencoded (RFC 6749 §4.1.3)',
@@ -579,7 +594,6 @@ describe.each(STORE_KINDS)('the token endpoint at its edges (%s)', (kind) => {
  */
 const GRACE_MS = 10_000; // REFRESH_GRACE_SECONDS's default, 10
 const ACCESS_TTL_S = 3_600; // ACCESS_TOKEN_TTL_SECONDS's default
-
 
 describe.each(STORE_KINDS)('the refresh grant at its edges (%s)', (kind) => {
   let server: FlowServer;

@@ -11,8 +11,7 @@ describe.each(STORE_KINDS)('signing key rotation (%s)', (kind) => {
   afterAll(() => server.close());
 
   const jwks = async () => (await (await fetch(`${server.issuer}/.well-known/jwks.json`)).json()) as { keys: { kid: string; alg: string }[] };
-  const sign = () =>
-    server.deps.idTokens!.sign({ clientId: 'c', userId: 'u', nonce: 'n', authTime: Date.now(), accessToken: 'lyc_at_x', scope: 'openid', alg: 'RS256' });
+  const sign = () => server.deps.idTokens!.sign({ clientId: 'c', userId: 'u', nonce: 'n', authTime: Date.now(), accessToken: 'lyc_at_x', scope: 'openid', alg: 'RS256' });
 
   it('publishes one RS256 and one ES256 key on first start', async () => {
     const { keys } = await jwks();

@@ -62,7 +62,10 @@ describe.each(STORE_KINDS)('health checks (%s)', (kind) => {
     expect((await register(server.issuer, body)).status).toBe(429);
     for (const path of ['/healthz', '/readyz']) {
       const answers = await Promise.all(Array.from({ length: 100 }, () => fetch(`${server.issuer}${path}`).then(async (r) => (await r.arrayBuffer(), r))));
-      expect(answers.map((r) => r.status), path).toEqual(Array(100).fill(200));
+      expect(
+        answers.map((r) => r.status),
+        path,
+      ).toEqual(Array(100).fill(200));
       expect(answers[99]!.headers.get('x-ratelimit-limit'), path).toBeNull();
       expect(answers[99]!.headers.get('ratelimit-policy'), path).toBeNull();
     }

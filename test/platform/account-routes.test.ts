@@ -8,7 +8,14 @@ import { readJson } from '../helpers/bearer.ts';
 import { startFlowServer } from '../helpers/flow.ts';
 import { api, tokenSource } from '../helpers/records.ts';
 
-type Operation = { operationId?: string; summary?: string; description?: string; tags?: string[]; security?: unknown; responses: Record<string, { description?: string; content?: Record<string, { schema: Record<string, unknown> }> }> };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+};
 
 describe('the account routes', () => {
   it('are described in /openapi.json and read and change the token user’s account', async () => {
@@ -34,7 +41,8 @@ describe('the account routes', () => {
       expect(account.patch).toMatchObject({
         operationId: 'updateAccount',
         summary: 'Change your name or password',
-        description: 'A password change signs the user out everywhere: every browser session ends and every token of the user is revoked, this one included (sessions_ended, tokens_revoked); sign in again afterwards.',
+        description:
+          'A password change signs the user out everywhere: every browser session ends and every token of the user is revoked, this one included (sessions_ended, tokens_revoked); sign in again afterwards.',
         tags: ['account'],
         security: [{ lyceum_oauth: ['account:write'] }],
       });

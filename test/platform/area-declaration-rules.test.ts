@@ -11,7 +11,13 @@ const areas: AreaDef[] = Object.values(AREAS);
 
 describe('area declarations', () => {
   it('an area with a public view filters on public fields only', () => {
-    const hidden = areas.filter((a) => a.publicRead).flatMap((a) => Object.entries(a.fields).filter(([, f]) => f.filter && !f.public).map(([n]) => `${a.name}.${n}`));
+    const hidden = areas
+      .filter((a) => a.publicRead)
+      .flatMap((a) =>
+        Object.entries(a.fields)
+          .filter(([, f]) => f.filter && !f.public)
+          .map(([n]) => `${a.name}.${n}`),
+      );
     expect(hidden).toEqual([]);
   });
 
@@ -20,11 +26,22 @@ describe('area declarations', () => {
   });
 
   it('a table a delete is restricted by has a one-word name', () => {
-    expect(areas.flatMap((a) => a.onDelete?.restrict ?? []).map(([table]) => table).filter((t) => t.includes('_'))).toEqual([]);
+    expect(
+      areas
+        .flatMap((a) => a.onDelete?.restrict ?? [])
+        .map(([table]) => table)
+        .filter((t) => t.includes('_')),
+    ).toEqual([]);
   });
 
   it('a boolean field has a default', () => {
-    expect(areas.flatMap((a) => Object.entries(a.fields).filter(([, f]) => f.type === 'boolean' && f.default === undefined).map(([n]) => `${a.name}.${n}`))).toEqual([]);
+    expect(
+      areas.flatMap((a) =>
+        Object.entries(a.fields)
+          .filter(([, f]) => f.type === 'boolean' && f.default === undefined)
+          .map(([n]) => `${a.name}.${n}`),
+      ),
+    ).toEqual([]);
   });
 
   it('only lessons have a section_id', () => {

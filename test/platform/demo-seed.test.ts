@@ -18,7 +18,9 @@ import { databaseConfig, freshDatabaseUrl, STORE_KINDS } from '../helpers/stores
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DAY = 24 * 3600 * 1000;
-const PUBLISHED_COURSES = COURSES.filter((c) => c.status === 'published').map((c) => c.slug).sort();
+const PUBLISHED_COURSES = COURSES.filter((c) => c.status === 'published')
+  .map((c) => c.slug)
+  .sort();
 
 async function countAll(store: Store): Promise<Record<string, number>> {
   const entries = await Promise.all(AREA_LIST.map(async (a) => [a.name, await store.records.count(a.name, [])] as const));
@@ -122,7 +124,12 @@ describe.each(STORE_KINDS)('the demo school on %s', (kind) => {
     expect(posts.filter((p) => p.status === 'draft' && p.published_at === null)).toHaveLength(2);
 
     const pages = await records(store, 'pages');
-    expect(pages.filter((p) => p.status === 'published').map((p) => p.slug).sort()).toEqual(['about', 'faq', 'privacy', 'terms']);
+    expect(
+      pages
+        .filter((p) => p.status === 'published')
+        .map((p) => p.slug)
+        .sort(),
+    ).toEqual(['about', 'faq', 'privacy', 'terms']);
     expect(pages.filter((p) => p.status === 'draft')).toHaveLength(1);
 
     const members = await records(store, 'members');
@@ -263,7 +270,14 @@ describe.each(STORE_KINDS)('the demo school on %s', (kind) => {
     await store.clients.create({
       id: `lyc_client_demo_${kind}`,
       secretHash: null,
-      metadata: { client_name: 'Kept app', redirect_uris: ['http://127.0.0.1/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' },
+      metadata: {
+        client_name: 'Kept app',
+        redirect_uris: ['http://127.0.0.1/cb'],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'native',
+      },
       createdAt: now,
     });
 

@@ -89,7 +89,9 @@ describe.each(STORE_KINDS)('lesson progress on %s', (kind) => {
   });
 
   it('/openapi.json lists each new operation with its operationId and scope', async () => {
-    const doc = (await (await fetch(`${s.server.issuer}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; security: unknown; responses: Record<string, unknown> }>> };
+    const doc = (await (await fetch(`${s.server.issuer}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string; security: unknown; responses: Record<string, unknown> }>>;
+    };
     const expected: [string, string, string, string][] = [
       ['/api/v1/enrollments/{id}/lessons/{lesson_id}/completion', 'put', 'completeEnrollmentLesson', 'students:write'],
       ['/api/v1/enrollments/{id}/lessons/{lesson_id}/completion', 'delete', 'uncompleteEnrollmentLesson', 'students:write'],
@@ -115,7 +117,14 @@ describe.each(STORE_KINDS)('lesson progress on %s', (kind) => {
       const e = await enroll(await student(), c.id);
       const first = await s.owner('PUT', completion(e, c.lessons[0]!));
       expect(first.status, first.text).toBe(200);
-      expect(first.json).toMatchObject({ lesson_id: c.lessons[0], completed: true, changed: true, completed_lessons: 1, total_lessons: 3, enrollment: { id: e, progress_percent: 33, completed_at: null } });
+      expect(first.json).toMatchObject({
+        lesson_id: c.lessons[0],
+        completed: true,
+        changed: true,
+        completed_lessons: 1,
+        total_lessons: 3,
+        enrollment: { id: e, progress_percent: 33, completed_at: null },
+      });
       const at = first.json.completed_at;
       expect(typeof at).toBe('string');
 
@@ -144,7 +153,16 @@ describe.each(STORE_KINDS)('lesson progress on %s', (kind) => {
       const done = await s.owner('PUT', completion(e, c.lessons[3]!));
       const report = await s.owner('GET', `/enrollments/${e}/progress`);
       expect(report.status, report.text).toBe(200);
-      expect(report.json).toMatchObject({ enrollment_id: e, course_id: c.id, progress_percent: 25, completed_lessons: 1, total_lessons: 4, completed_at: null, access_expires_at: null, access_expired: false });
+      expect(report.json).toMatchObject({
+        enrollment_id: e,
+        course_id: c.id,
+        progress_percent: 25,
+        completed_lessons: 1,
+        total_lessons: 4,
+        completed_at: null,
+        access_expires_at: null,
+        access_expired: false,
+      });
       expect((report.json.lessons as { id: string; completed_at: unknown }[]).map((l) => [l.id, l.completed_at])).toEqual([
         [c.lessons[0], null],
         [c.lessons[1], null],

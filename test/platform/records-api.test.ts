@@ -44,8 +44,16 @@ interface CrudCase {
 const id = async (m: RecordMaker, area: string, extra: Record<string, unknown> = {}) => String((await m.make(area, extra)).id);
 
 const CRUD: CrudCase[] = [
-  { area: 'courses', input: async () => ({ title: 'Practical Rust', summary: 'Ownership and borrowing', level: 'intermediate', price_cents: 4900, lecturer_ids: ['lec_1'] }), patch: { status: 'published', price_cents: 5900 } },
-  { area: 'lecturers', input: async () => ({ name: 'Ada Lovelace', email: `Ada.${marker()}@School.TEST`, expertise: ['maths'], avatar_url: 'https://img.example.test/ada.png' }), patch: { headline: 'Analyst' } },
+  {
+    area: 'courses',
+    input: async () => ({ title: 'Practical Rust', summary: 'Ownership and borrowing', level: 'intermediate', price_cents: 4900, lecturer_ids: ['lec_1'] }),
+    patch: { status: 'published', price_cents: 5900 },
+  },
+  {
+    area: 'lecturers',
+    input: async () => ({ name: 'Ada Lovelace', email: `Ada.${marker()}@School.TEST`, expertise: ['maths'], avatar_url: 'https://img.example.test/ada.png' }),
+    patch: { headline: 'Analyst' },
+  },
   { area: 'students', input: async () => ({ name: 'Sam Student', email: `sam.${marker()}@example.test` }), patch: { status: 'suspended', notes: 'Paused at their request' } },
   { area: 'enrollments', input: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses') }), patch: { access_expires_at: future(60) } },
   { area: 'coupons', input: async () => ({ code: `SPRING-${marker()}`, percent_off: 20, valid_until: future(10) }), patch: { active: false } },
@@ -54,10 +62,18 @@ const CRUD: CrudCase[] = [
   { area: 'pages', input: async () => ({ title: 'About us', slug: `about-${marker()}` }), patch: { body: 'We teach.' } },
   { area: 'membership_plans', input: async () => ({ name: 'Pro', interval: 'year', benefits: ['All courses', 'Live events'], price_cents: 9900 }), patch: { status: 'archived' } },
   { area: 'digital_products', input: async () => ({ name: 'Workbook', format: 'PDF', price_cents: 1500 }), patch: { description: 'Exercises with answers' } },
-  { area: 'subscriptions', input: async (m) => ({ student_id: await id(m, 'students'), plan_id: await id(m, 'membership_plans'), current_period_end: future(30) }), patch: { status: 'cancelled', cancelled_at: future(0) } },
+  {
+    area: 'subscriptions',
+    input: async (m) => ({ student_id: await id(m, 'students'), plan_id: await id(m, 'membership_plans'), current_period_end: future(30) }),
+    patch: { status: 'cancelled', cancelled_at: future(0) },
+  },
   { area: 'event_attendees', input: async (m) => ({ event_id: await id(m, 'events'), name: 'Guest', email: `Guest.${marker()}@Example.test` }), patch: { name: 'Guest of honour' } },
   { area: 'sections', input: async (m) => ({ course_id: await id(m, 'courses'), title: 'Getting started', position: 1 }), patch: { title: 'First steps' } },
-  { area: 'lessons', input: async (m) => ({ section_id: await id(m, 'sections'), title: 'Installing', kind: 'video', duration_minutes: 12, content: 'Run the installer.' }), patch: { free_preview: true } },
+  {
+    area: 'lessons',
+    input: async (m) => ({ section_id: await id(m, 'sections'), title: 'Installing', kind: 'video', duration_minutes: 12, content: 'Run the installer.' }),
+    patch: { free_preview: true },
+  },
 ];
 
 interface InvalidCase {
@@ -94,8 +110,16 @@ const INVALID_CREATES: InvalidCase[] = [
   { area: 'events', why: 'online_url must be an http(s) URL', body: { title: 'E', starts_at: future(1), online_url: 'ftp://files.example.test/x' } },
   { area: 'lessons', why: 'course_id is derived from the section and never accepted', body: async (m) => ({ section_id: await id(m, 'sections'), title: 'L', course_id: await id(m, 'courses') }) },
   { area: 'lessons', why: 'free_preview must be a JSON boolean, not a string', body: async (m) => ({ section_id: await id(m, 'sections'), title: 'L', free_preview: 'true' }) },
-  { area: 'enrollments', why: 'progress_percent is read-only (computed from lesson completions)', body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), progress_percent: 40 }) },
-  { area: 'enrollments', why: 'completed_at is read-only (set when the last lesson is completed)', body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), completed_at: future(1) }) },
+  {
+    area: 'enrollments',
+    why: 'progress_percent is read-only (computed from lesson completions)',
+    body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), progress_percent: 40 }),
+  },
+  {
+    area: 'enrollments',
+    why: 'completed_at is read-only (set when the last lesson is completed)',
+    body: async (m) => ({ student_id: await id(m, 'students'), course_id: await id(m, 'courses'), completed_at: future(1) }),
+  },
 ];
 
 const INVALID_PATCHES: { why: string; body: Record<string, unknown> }[] = [
@@ -397,7 +421,11 @@ describe('record service edges', () => {
   afterAll(() => ctx?.server.stop());
 
   it('refuses a cursor of three parts, or whose id starts with a character ids never hold', async () => {
-    for (const key of [[0, 'sec_abc', 'more'], [0, '!sec_abc'], [0, 'sec abc']]) {
+    for (const key of [
+      [0, 'sec_abc', 'more'],
+      [0, '!sec_abc'],
+      [0, 'sec abc'],
+    ]) {
       const res = await ctx.owner('GET', `/curriculum/sections?cursor=${cursorOf(key)}`);
       expect({ key, status: res.status, body: res.json }).toEqual({ key, status: 400, body: { error: 'invalid_request', error_description: 'cursor is not one this API returned' } });
     }

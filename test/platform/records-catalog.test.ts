@@ -7,19 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AREA_LIST, type AreaDef } from '../../src/platform/areas.ts';
 import { contractOf } from '../helpers/area-contract.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
-import {
-  ALL_SCOPES,
-  IDENTITY_SCOPES,
-  api,
-  expectError,
-  expectView,
-  future,
-  marker,
-  past,
-  startRecordsServer,
-  type ApiResponse,
-  type RecordsServer,
-} from '../helpers/records.ts';
+import { ALL_SCOPES, IDENTITY_SCOPES, api, expectError, expectView, future, marker, past, startRecordsServer, type ApiResponse, type RecordsServer } from '../helpers/records.ts';
 
 // Which areas have a public view, and what it holds, as the contract states them by hand (area-contract.ts).
 const PUBLISHABLE = AREA_LIST.filter((a) => contractOf(a.name).publicView?.publishedOnly);
@@ -80,7 +68,11 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
 
       const reader = await ctx.token(contractOf(area.name).read);
       const all = await get(`${contractOf(area.name).path}?q=${m}`, reader);
-      expect(all.data.map((r) => r.id).sort()).toEqual(Object.values(made).map((r) => r.id).sort());
+      expect(all.data.map((r) => r.id).sort()).toEqual(
+        Object.values(made)
+          .map((r) => r.id)
+          .sort(),
+      );
       for (const r of all.data) expectView(area, r, 'full');
       const draft = await get(`${contractOf(area.name).path}/${id('draft')}`, reader);
       expect(draft.status, draft.text).toBe(200);
@@ -136,7 +128,15 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
   /** A file row the store knows, for fields that reference files. */
   async function storedFile(): Promise<string> {
     const id = `fil_${randomBytes(12).toString('base64url')}`;
-    await ctx.server.deps.store.files.insert({ id, name: 'book.pdf', contentType: 'application/pdf', size: 3, sha256: createHash('sha256').update('pdf').digest('hex'), uploadedBy: null, createdAt: ctx.server.deps.now() });
+    await ctx.server.deps.store.files.insert({
+      id,
+      name: 'book.pdf',
+      contentType: 'application/pdf',
+      size: 3,
+      sha256: createHash('sha256').update('pdf').digest('hex'),
+      uploadedBy: null,
+      createdAt: ctx.server.deps.now(),
+    });
     return id;
   }
 
@@ -200,12 +200,7 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
       const enrollment = await ctx.maker.make('enrollments');
       const coupon = await ctx.maker.make('coupons');
       watched = [`/courses/${String(enrollment.course_id)}`, `/students/${String(enrollment.student_id)}`, `/enrollments/${String(enrollment.id)}`, `/coupons/${String(coupon.id)}`];
-      targets = [
-        { method: 'POST', path: '/courses' },
-        { method: 'POST', path: '/students' },
-        { method: 'POST', path: '/coupons' },
-        ...watched.map((path) => ({ method: 'PATCH' as const, path })),
-      ];
+      targets = [{ method: 'POST', path: '/courses' }, { method: 'POST', path: '/students' }, { method: 'POST', path: '/coupons' }, ...watched.map((path) => ({ method: 'PATCH' as const, path }))];
     });
 
     async function takeSnapshot() {
@@ -237,16 +232,24 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
 
     it('malformed JSON is refused 400', async () => {
       await expectRefusedAll(
-        ['{"title": "x"', '{title: "x"}', "{'title':'x'}", '{"title":"x",}', '', '   ', '\u0000', '{"title":"x"}garbage', '{"a":1}{"b":2}'].map((raw) => ({ raw, contentType: 'application/json', status: 400 })),
+        ['{"title": "x"', '{title: "x"}', "{'title':'x'}", '{"title":"x",}', '', '   ', '\u0000', '{"title":"x"}garbage', '{"a":1}{"b":2}'].map((raw) => ({
+          raw,
+          contentType: 'application/json',
+          status: 400,
+        })),
       );
     });
 
     it('JSON that is not an object is refused 400', async () => {
-      await expectRefusedAll(['null', '[]', '[{"title":"x"}]', '"title"', '42', 'true', '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]'].map((raw) => ({ raw, contentType: 'application/json', status: 400 })));
+      await expectRefusedAll(
+        ['null', '[]', '[{"title":"x"}]', '"title"', '42', 'true', '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]'].map((raw) => ({ raw, contentType: 'application/json', status: 400 })),
+      );
     });
 
     it('prototype-polluting keys are refused 400', async () => {
-      await expectRefusedAll(['{"title":"p","__proto__":{"status":"published"}}', '{"title":"p","constructor":{"prototype":{"status":"published"}}}'].map((raw) => ({ raw, contentType: 'application/json', status: 400 })));
+      await expectRefusedAll(
+        ['{"title":"p","__proto__":{"status":"published"}}', '{"title":"p","constructor":{"prototype":{"status":"published"}}}'].map((raw) => ({ raw, contentType: 'application/json', status: 400 })),
+      );
     });
 
     it('bodies over the size limit are refused 413', async () => {
@@ -312,4 +315,3 @@ describe.each(STORE_KINDS)('anonymous catalog and robustness (%s)', (kind) => {
     });
   });
 });
-

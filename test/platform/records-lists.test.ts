@@ -73,7 +73,11 @@ describe.each(STORE_KINDS)('record lists (%s)', (kind) => {
     const made: Record<string, unknown>[] = [];
     for (const s of specs) made.push(await ctx.maker.make('courses', { title: `Filter ${m}`, ...s }));
     const idsOf = (res: ApiResponse) => res.data.map((r) => r.id).sort();
-    const expected = (pred: (s: (typeof specs)[number]) => boolean) => made.filter((_, i) => pred(specs[i]!)).map((r) => r.id).sort();
+    const expected = (pred: (s: (typeof specs)[number]) => boolean) =>
+      made
+        .filter((_, i) => pred(specs[i]!))
+        .map((r) => r.id)
+        .sort();
 
     expect(idsOf(await ctx.owner('GET', `/courses?q=${m}&level=advanced`))).toEqual(expected((s) => s.level === 'advanced'));
     expect(idsOf(await ctx.owner('GET', `/courses?q=${m}&status=draft`))).toEqual(expected((s) => s.status === 'draft'));
@@ -145,7 +149,10 @@ describe.each(STORE_KINDS)('record lists (%s)', (kind) => {
     [b64url('[1e300,"crs_1"]'), 'a sort value beyond any time', badTime],
     [b64url('[1,"crs_\\u0000"]'), 'a NUL character in the id', () => 'cursor is not one this API returned'],
   ])('forged cursor %s (%s) is refused 400 invalid_request', async (cursor, _why, description) => {
-    for (const [path, sort] of [['/courses', 'created_at'], ['/events', 'starts_at']] as const) {
+    for (const [path, sort] of [
+      ['/courses', 'created_at'],
+      ['/events', 'starts_at'],
+    ] as const) {
       const res = await ctx.owner('GET', `${path}?cursor=${encodeURIComponent(cursor)}`);
       expect({ status: res.status, body: res.json }, `${path} → ${res.text}`).toEqual({
         status: 400,

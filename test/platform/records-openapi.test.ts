@@ -50,13 +50,21 @@ describe('/openapi.json of the record routes', () => {
         tags: ['courses'],
         security: [{ lyceum_oauth: ['courses:read'] }, {}],
       });
-      expect([...listCourses.parameters!].sort((a, b) => a.name.localeCompare(b.name))).toEqual([
-        ...PAGING,
-        { in: 'query', name: 'slug', required: false, description: 'Filter: URL name, unique; made from the title when absent', schema: { type: 'string', maxLength: 320 } },
-        { in: 'query', name: 'level', required: false, description: 'Filter: Level', schema: { type: 'string', enum: ['beginner', 'intermediate', 'advanced'] } },
-        { in: 'query', name: 'language', required: false, description: 'Filter: Language (BCP 47 tag)', schema: { type: 'string', maxLength: 320 } },
-        { in: 'query', name: 'status', required: false, description: 'Filter: draft, published or archived; only published ones are public', schema: { type: 'string', enum: ['draft', 'published', 'archived'] } },
-      ].sort((a, b) => a.name.localeCompare(b.name)));
+      expect([...listCourses.parameters!].sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+        [
+          ...PAGING,
+          { in: 'query', name: 'slug', required: false, description: 'Filter: URL name, unique; made from the title when absent', schema: { type: 'string', maxLength: 320 } },
+          { in: 'query', name: 'level', required: false, description: 'Filter: Level', schema: { type: 'string', enum: ['beginner', 'intermediate', 'advanced'] } },
+          { in: 'query', name: 'language', required: false, description: 'Filter: Language (BCP 47 tag)', schema: { type: 'string', maxLength: 320 } },
+          {
+            in: 'query',
+            name: 'status',
+            required: false,
+            description: 'Filter: draft, published or archived; only published ones are public',
+            schema: { type: 'string', enum: ['draft', 'published', 'archived'] },
+          },
+        ].sort((a, b) => a.name.localeCompare(b.name)),
+      );
       expect(statuses(listCourses)).toEqual(['200', '400', '401', '403']);
       const page = listCourses.responses['200']!.content!['application/json']!.schema;
       expect(Object.keys(page)).toEqual(['type', 'properties', 'required']);
@@ -72,7 +80,10 @@ describe('/openapi.json of the record routes', () => {
       const getCourse = op('/api/v1/courses/{id}', 'get');
       expect(getCourse).toMatchObject({ operationId: 'getCourse', summary: 'Read a course', tags: ['courses'], parameters: ID, security: [{ lyceum_oauth: ['courses:read'] }, {}] });
       expect(statuses(getCourse)).toEqual(['200', '400', '401', '403', '404']);
-      expect(getCourse.responses['200']!.content!['application/json']!.schema).toMatchObject({ type: 'object', properties: { slug: { anyOf: [{ type: 'string', minLength: 0, maxLength: 120 }, { type: 'null' }], description: 'URL name, unique; made from the title when absent' } } });
+      expect(getCourse.responses['200']!.content!['application/json']!.schema).toMatchObject({
+        type: 'object',
+        properties: { slug: { anyOf: [{ type: 'string', minLength: 0, maxLength: 120 }, { type: 'null' }], description: 'URL name, unique; made from the title when absent' } },
+      });
 
       const createCourse = op('/api/v1/courses', 'post');
       expect(createCourse).toMatchObject({ operationId: 'createCourse', summary: 'Create a course', tags: ['courses'], security: [{ lyceum_oauth: ['courses:write'] }] });
@@ -107,7 +118,11 @@ describe('/openapi.json of the record routes', () => {
         delete: op('/api/v1/curriculum/sections/{id}', 'delete').operationId,
       }).toEqual({ get: 'getCurriculumSection', post: 'createCurriculumSection', patch: 'updateCurriculumSection', delete: 'deleteCurriculumSection' });
       expect(op('/api/v1/membership-plans/{id}', 'get').summary).toBe('Read a membership plan');
-      expect([op('/api/v1/events/{id}', 'get').summary, op('/api/v1/events/{id}', 'patch').summary, op('/api/v1/orders/{id}', 'get').summary]).toEqual(['Read an event', 'Change an event', 'Read an order']);
+      expect([op('/api/v1/events/{id}', 'get').summary, op('/api/v1/events/{id}', 'patch').summary, op('/api/v1/orders/{id}', 'get').summary]).toEqual([
+        'Read an event',
+        'Change an event',
+        'Read an order',
+      ]);
 
       // An area without a write scope is read-only.
       expect(Object.keys(paths['/api/v1/orders']!)).toEqual(['get']);
@@ -192,7 +207,12 @@ describe('record schemas in /openapi.json', () => {
       // A JSON field with a default shows the default, never null.
       expect(record('/lecturers')).toEqual({
         type: 'object',
-        properties: { id: { type: 'string', description: 'Identifier' }, ...LECTURER_INPUT, expertise: { description: 'Subjects', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } }, ...TIMES },
+        properties: {
+          id: { type: 'string', description: 'Identifier' },
+          ...LECTURER_INPUT,
+          expertise: { description: 'Subjects', type: 'array', maxItems: 20, items: { type: 'string', maxLength: 60 } },
+          ...TIMES,
+        },
         required: ['id', 'name', 'headline', 'bio', 'expertise', 'avatar_url', 'email', 'created_at', 'updated_at'],
       });
 
@@ -206,9 +226,20 @@ describe('record schemas in /openapi.json', () => {
           student_id: { description: 'Student', type: 'string', minLength: 1, maxLength: 100 },
           course_id: { description: 'Course', type: 'string', minLength: 1, maxLength: 100 },
           // Set by the server, with a default: never null.
-          progress_percent: { description: "Progress, 0 to 100: the course's lessons completed over its lessons, rounded down (set by the server from lesson completions)", type: 'integer', minimum: 0, maximum: 100 },
-          completed_at: { description: 'When the last lesson of the course was completed (set by the server; null while a lesson is left)', anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
-          access_expires_at: { description: "When the student's access to the course ends; null: it never does. Set a later time to extend it", anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+          progress_percent: {
+            description: "Progress, 0 to 100: the course's lessons completed over its lessons, rounded down (set by the server from lesson completions)",
+            type: 'integer',
+            minimum: 0,
+            maximum: 100,
+          },
+          completed_at: {
+            description: 'When the last lesson of the course was completed (set by the server; null while a lesson is left)',
+            anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }],
+          },
+          access_expires_at: {
+            description: "When the student's access to the course ends; null: it never does. Set a later time to extend it",
+            anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }],
+          },
           ...TIMES,
         },
         required: ['id', 'student_id', 'course_id', 'progress_percent', 'completed_at', 'access_expires_at', 'created_at', 'updated_at'],

@@ -11,17 +11,7 @@ import type { Scope } from '../../src/access/scopes.ts';
 import { AREA_CONTRACT, contractOf } from '../helpers/area-contract.ts';
 import { parseChallenge } from '../helpers/bearer.ts';
 import { obtainTokens, startFlowServer, type FlowServer } from '../helpers/flow.ts';
-import {
-  ALL_SCOPES,
-  IDENTITY_SCOPES,
-  RecordMaker,
-  allScopesBut,
-  api,
-  expectError,
-  expectView,
-  tokenSource,
-  type ApiResponse,
-} from '../helpers/records.ts';
+import { ALL_SCOPES, IDENTITY_SCOPES, RecordMaker, allScopesBut, api, expectError, expectView, tokenSource, type ApiResponse } from '../helpers/records.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
 type OpName = 'list' | 'get' | 'create' | 'update' | 'delete';
@@ -186,7 +176,7 @@ describe.each(STORE_KINDS)('record routes × scopes (%s)', (kind) => {
   });
 
   describe('role ∩ scope at grant time', () => {
-    it("a lecturer asking for courses:write members:write is granted courses:write only, and members writes are refused", async () => {
+    it('a lecturer asking for courses:write members:write is granted courses:write only, and members writes are refused', async () => {
       const lecturer = await server.addUser('lecturer');
       const { tokens } = await obtainTokens({ ...server, user: lecturer }, { scope: 'courses:write members:write' });
       expect(tokens.scope).toBe('courses:write');
@@ -205,10 +195,7 @@ describe.each(STORE_KINDS)('record routes × scopes (%s)', (kind) => {
 
     it('a student asking for area scopes is granted identity and account scopes only, and reading students is refused', async () => {
       const student = await server.addUser('student');
-      const { tokens } = await obtainTokens(
-        { ...server, user: student },
-        { scope: `${IDENTITY_SCOPES} students:read courses:read courses:write orders:read` },
-      );
+      const { tokens } = await obtainTokens({ ...server, user: student }, { scope: `${IDENTITY_SCOPES} students:read courses:read courses:write orders:read` });
       expect(tokens.scope.split(' ').sort()).toEqual(IDENTITY_SCOPES.split(' ').sort());
       const bearer = tokens.access_token;
 

@@ -319,8 +319,17 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       await call('POST', '/curriculum/lessons', { token: t, json: { section_id: made[1], title: 'Last' } });
       const outline = await call('GET', `/courses/${course}/curriculum`);
       const secs = outline.json.sections as { id: string; title: string; position: number; lessons: { title: string; position: number }[] }[];
-      expect(secs.map((s) => [s.title, s.position])).toEqual([['Intro', 0], ['Middle', 1], ['End', 2]]);
-      expect(secs[1]!.lessons.map((l) => [l.title, l.position])).toEqual([['One', 0], ['Two', 1], ['Later', 5], ['Last', 6]]);
+      expect(secs.map((s) => [s.title, s.position])).toEqual([
+        ['Intro', 0],
+        ['Middle', 1],
+        ['End', 2],
+      ]);
+      expect(secs[1]!.lessons.map((l) => [l.title, l.position])).toEqual([
+        ['One', 0],
+        ['Two', 1],
+        ['Later', 5],
+        ['Last', 6],
+      ]);
       // Another section's lessons start again at 0.
       const other = await call('POST', '/curriculum/lessons', { token: t, json: { section_id: made[2], title: 'First of End' } });
       expect(other.json.position).toBe(0);
@@ -334,7 +343,10 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       expect(ids(res.json.sections)).toEqual([s1, s0]);
       const outline = await call('GET', `/courses/${published}/curriculum`);
       const secs = outline.json.sections as { id: string; position: number; lessons: { id: string; position: number }[] }[];
-      expect(secs.map((s) => [s.id, s.position])).toEqual([[s1, 0], [s0, 1]]);
+      expect(secs.map((s) => [s.id, s.position])).toEqual([
+        [s1, 0],
+        [s0, 1],
+      ]);
       expect(ids(secs[1]!.lessons)).toEqual([...lessons[s0]!].reverse());
       expect(secs[1]!.lessons.map((l) => l.position)).toEqual([0, 1]);
       expect(ids(secs[0]!.lessons)).toEqual(lessons[s1]);
@@ -443,7 +455,11 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       const other = await token('school:read');
       expectNeedsToken(await upload([{ name: 'x.png', type: 'image/png', bytes: PNG }]));
       expectInsufficientScope(await upload([{ name: 'x.png', type: 'image/png', bytes: PNG }], other), 'storage:write');
-      for (const [method, path] of [['GET', '/storage'], ['GET', '/storage/fil_x/content'], ['DELETE', '/storage/fil_x']] as const) {
+      for (const [method, path] of [
+        ['GET', '/storage'],
+        ['GET', '/storage/fil_x/content'],
+        ['DELETE', '/storage/fil_x'],
+      ] as const) {
         expectNeedsToken(await call(method, path));
         expectInsufficientScope(await call(method, path, { token: other }), 'storage:write');
       }
@@ -476,7 +492,13 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
 
     it('refuses two files in one request (413) and stores neither', async () => {
       const before = await server.deps.store.files.list(100);
-      const res = await upload([{ name: 'a.png', type: 'image/png', bytes: PNG }, { name: 'b.png', type: 'image/png', bytes: PNG }], await token('storage:write'));
+      const res = await upload(
+        [
+          { name: 'a.png', type: 'image/png', bytes: PNG },
+          { name: 'b.png', type: 'image/png', bytes: PNG },
+        ],
+        await token('storage:write'),
+      );
       expectOAuthError(res, 413, 'invalid_request');
       expect(await server.deps.store.files.list(100)).toEqual(before);
     });
@@ -515,7 +537,10 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
       const store = server.deps.store.records;
       const course = String((await records.create(AREAS.courses, { title: 'Analytics course', status: 'published' })).id);
       const course2 = String((await records.create(AREAS.courses, { title: 'Analytics course 2', status: 'published' })).id);
-      students = [String((await records.create(AREAS.students, { name: 'Ana', email: `ana-${randomBytes(3).toString('hex')}@x.test` })).id), String((await records.create(AREAS.students, { name: 'Bo', email: `bo-${randomBytes(3).toString('hex')}@x.test` })).id)];
+      students = [
+        String((await records.create(AREAS.students, { name: 'Ana', email: `ana-${randomBytes(3).toString('hex')}@x.test` })).id),
+        String((await records.create(AREAS.students, { name: 'Bo', email: `bo-${randomBytes(3).toString('hex')}@x.test` })).id),
+      ];
       const [ana, bo] = students;
       const row = (id: string, created: number, extra: Record<string, unknown>) => ({ id, created_at: created, updated_at: created, ...extra });
       await store.insert('enrollments', row('enr_a1', at('2024-01-15T10:00:00Z'), { student_id: ana, course_id: course, progress_percent: 0 }));
@@ -543,11 +568,31 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
         interval: 'month',
         from: '2024-01-01',
         to: '2024-03-31',
-        enrollments: [{ period: '2024-01', count: 2 }, { period: '2024-02', count: 0 }, { period: '2024-03', count: 1 }],
-        revenue: [{ period: '2024-01', total_cents: 0 }, { period: '2024-02', total_cents: 1000 }, { period: '2024-03', total_cents: 250 }],
-        active_students: [{ period: '2024-01', count: 2 }, { period: '2024-02', count: 1 }, { period: '2024-03', count: 2 }],
-        lessons_completed: [{ period: '2024-01', count: 0 }, { period: '2024-02', count: 0 }, { period: '2024-03', count: 0 }],
-        enrollments_completed: [{ period: '2024-01', count: 0 }, { period: '2024-02', count: 0 }, { period: '2024-03', count: 0 }],
+        enrollments: [
+          { period: '2024-01', count: 2 },
+          { period: '2024-02', count: 0 },
+          { period: '2024-03', count: 1 },
+        ],
+        revenue: [
+          { period: '2024-01', total_cents: 0 },
+          { period: '2024-02', total_cents: 1000 },
+          { period: '2024-03', total_cents: 250 },
+        ],
+        active_students: [
+          { period: '2024-01', count: 2 },
+          { period: '2024-02', count: 1 },
+          { period: '2024-03', count: 2 },
+        ],
+        lessons_completed: [
+          { period: '2024-01', count: 0 },
+          { period: '2024-02', count: 0 },
+          { period: '2024-03', count: 0 },
+        ],
+        enrollments_completed: [
+          { period: '2024-01', count: 0 },
+          { period: '2024-02', count: 0 },
+          { period: '2024-03', count: 0 },
+        ],
         totals: {
           students: await store.count('students', []),
           courses_published: await store.count('courses', [['status', '=', 'published']]),
@@ -564,7 +609,10 @@ describe.each(STORE_KINDS)('platform routes of their own (%s)', (kind) => {
     it('reports ISO weeks', async () => {
       const res = await call('GET', '/analytics?from=2024-01-15&to=2024-01-28&interval=week', { token: await token('analytics:read') });
       expect(res.status, res.text).toBe(200);
-      expect(res.json.enrollments).toEqual([{ period: '2024-W03', count: 2 }, { period: '2024-W04', count: 0 }]);
+      expect(res.json.enrollments).toEqual([
+        { period: '2024-W03', count: 2 },
+        { period: '2024-W04', count: 0 },
+      ]);
       const dec = await call('GET', '/analytics?from=2024-12-30&to=2025-01-05&interval=week', { token: await token('analytics:read') });
       expect((dec.json.enrollments as { period: string }[]).map((p) => p.period)).toEqual(['2025-W01']);
     });

@@ -19,8 +19,7 @@ function upload(issuer: string, authorization: string, bytes: number, name = 'no
   return fetch(`${issuer}/api/v1/storage`, { method: 'POST', headers: { authorization }, body: form }).then(readJson);
 }
 
-const remove = (issuer: string, authorization: string, id: string) =>
-  fetch(`${issuer}/api/v1/storage/${id}`, { method: 'DELETE', headers: { authorization } });
+const remove = (issuer: string, authorization: string, id: string) => fetch(`${issuer}/api/v1/storage/${id}`, { method: 'DELETE', headers: { authorization } });
 
 async function storageToken(server: FlowServer): Promise<string> {
   const { tokens } = await obtainTokens(server, { scope: 'storage:write' });

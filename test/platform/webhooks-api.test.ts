@@ -88,7 +88,15 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
   });
 
   it('needs a token: 401 without one', async () => {
-    for (const [method, path] of [['GET', '/webhooks'], ['POST', '/webhooks'], ['GET', '/webhooks/wh_x'], ['PATCH', '/webhooks/wh_x'], ['DELETE', '/webhooks/wh_x'], ['GET', '/webhooks/wh_x/deliveries'], ['POST', '/webhooks/wh_x/deliveries/whd_x/redeliver']] as const) {
+    for (const [method, path] of [
+      ['GET', '/webhooks'],
+      ['POST', '/webhooks'],
+      ['GET', '/webhooks/wh_x'],
+      ['PATCH', '/webhooks/wh_x'],
+      ['DELETE', '/webhooks/wh_x'],
+      ['GET', '/webhooks/wh_x/deliveries'],
+      ['POST', '/webhooks/wh_x/deliveries/whd_x/redeliver'],
+    ] as const) {
       const res = await api(server.issuer, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: { enabled: true } });
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.json.error).toBe('invalid_request');
@@ -100,7 +108,15 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     const id = String(created.json.id);
     const noWrite = await token(allScopesBut('school:write'));
     const readOnly = await token('school:read');
-    for (const [method, path, body] of [['GET', '/webhooks', undefined], ['GET', `/webhooks/${id}`, undefined], ['GET', `/webhooks/${id}/deliveries`, undefined], ['POST', '/webhooks', { url: RECEIVER, events: ['student.created'] }], ['PATCH', `/webhooks/${id}`, { enabled: false }], ['DELETE', `/webhooks/${id}`, undefined], ['POST', `/webhooks/${id}/deliveries/whd_x/redeliver`, undefined]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/webhooks', undefined],
+      ['GET', `/webhooks/${id}`, undefined],
+      ['GET', `/webhooks/${id}/deliveries`, undefined],
+      ['POST', '/webhooks', { url: RECEIVER, events: ['student.created'] }],
+      ['PATCH', `/webhooks/${id}`, { enabled: false }],
+      ['DELETE', `/webhooks/${id}`, undefined],
+      ['POST', `/webhooks/${id}/deliveries/whd_x/redeliver`, undefined],
+    ] as const) {
       for (const t of [noWrite, readOnly]) {
         const res = await api(server.issuer, method, path, { token: t, ...(body ? { body } : {}) });
         expectError(res, 403, 'insufficient_scope');
@@ -114,7 +130,11 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     const t = await token('school:read school:write');
     expectError(await api(server.issuer, 'GET', '/students', { token: t }), 403, 'insufficient_scope');
     const before = (await api(server.issuer, 'GET', '/webhooks?limit=100', { token: await owner() })).data.length;
-    for (const [events, needs] of [[['student.created'], 'school:write students:read'], [['course.published', 'lesson.completed', 'order.paid'], 'school:write courses:read students:read orders:read'], [['form_submission.created'], 'school:write forms:read']] as const) {
+    for (const [events, needs] of [
+      [['student.created'], 'school:write students:read'],
+      [['course.published', 'lesson.completed', 'order.paid'], 'school:write courses:read students:read orders:read'],
+      [['form_submission.created'], 'school:write forms:read'],
+    ] as const) {
       const res = await api(server.issuer, 'POST', '/webhooks', { token: t, body: { url: RECEIVER, events } });
       expectError(res, 403, 'insufficient_scope');
       expect(res.json.error_description).toContain(`needs the scopes ${needs}`);
@@ -124,7 +144,10 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     // Each event needs only the scope of what it carries, and the refusal names the events that lack theirs.
     const courses = await api(server.issuer, 'POST', '/webhooks', { token: await token('school:write courses:read'), body: { url: RECEIVER, events: ['course.published'] } });
     expect(courses.status, courses.text).toBe(201);
-    const mixed = await api(server.issuer, 'POST', '/webhooks', { token: await token('school:write courses:read'), body: { url: RECEIVER, events: ['course.published', 'student.created', 'enrollment.created'] } });
+    const mixed = await api(server.issuer, 'POST', '/webhooks', {
+      token: await token('school:write courses:read'),
+      body: { url: RECEIVER, events: ['course.published', 'student.created', 'enrollment.created'] },
+    });
     const description = 'The events student.created, enrollment.created send records this token cannot read: subscribing to them needs the scopes school:write courses:read students:read';
     expect({ status: mixed.status, body: mixed.json, challenge: mixed.headers.get('www-authenticate') }).toEqual({
       status: 403,
@@ -137,7 +160,12 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     const created = await create({ url: RECEIVER, events: ['student.created', 'order.paid'] });
     const id = String(created.json.id);
     const writeOnly = await token('school:write');
-    for (const [body, needs] of [[{ url: 'http://127.0.0.1:9/elsewhere' }, 'students:read orders:read'], [{ enabled: true }, 'students:read orders:read'], [{ description: 'renamed' }, 'students:read orders:read'], [{ events: ['student.created'] }, 'students:read']] as const) {
+    for (const [body, needs] of [
+      [{ url: 'http://127.0.0.1:9/elsewhere' }, 'students:read orders:read'],
+      [{ enabled: true }, 'students:read orders:read'],
+      [{ description: 'renamed' }, 'students:read orders:read'],
+      [{ events: ['student.created'] }, 'students:read'],
+    ] as const) {
       const res = await api(server.issuer, 'PATCH', `/webhooks/${id}`, { token: writeOnly, body });
       expectError(res, 403, 'insufficient_scope');
       expect(res.json.error_description, JSON.stringify(body)).toContain(`needs the scopes school:write ${needs}`);
@@ -160,7 +188,19 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
   });
 
   it('receivers: https public or http loopback; private addresses refused unless allowed; long URLs refused', async () => {
-    for (const url of ['https://10.0.0.7/hooks', 'https://192.168.1.1/hooks', 'https://[::1]/hooks', 'https://169.254.169.254/latest', 'http://93.184.215.14/hooks', 'ftp://127.0.0.1/x', 'not a url', 'https://user:pw@93.184.215.14/x', 'https://[::127.0.0.1]/hooks', 'https://[::169.254.169.254]/latest', 'https://[::1:7f00:1]/hooks']) {
+    for (const url of [
+      'https://10.0.0.7/hooks',
+      'https://192.168.1.1/hooks',
+      'https://[::1]/hooks',
+      'https://169.254.169.254/latest',
+      'http://93.184.215.14/hooks',
+      'ftp://127.0.0.1/x',
+      'not a url',
+      'https://user:pw@93.184.215.14/x',
+      'https://[::127.0.0.1]/hooks',
+      'https://[::169.254.169.254]/latest',
+      'https://[::1:7f00:1]/hooks',
+    ]) {
       const res = await create({ url, events: ['student.created'] });
       expect(res.status, url).toBe(400);
       expect(res.json.error, url).toBe('invalid_request');
@@ -183,7 +223,9 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     }
     expect(new Set(answers)).toEqual(new Set(['url: no receiver can be used at this address (receivers must be https at a public address, or http on loopback)']));
     // What is wrong with the URL as written is still said.
-    expect((await create({ url: 'ftp://127.0.0.1/x', events: ['student.created'] })).json.error_description).toBe('url: only https, or http to a loopback address (receivers must be https at a public address, or http on loopback)');
+    expect((await create({ url: 'ftp://127.0.0.1/x', events: ['student.created'] })).json.error_description).toBe(
+      'url: only https, or http to a loopback address (receivers must be https at a public address, or http on loopback)',
+    );
   });
 
   it('PATCH changes the events and the enabled flag; a private URL is refused there too', async () => {
@@ -235,7 +277,10 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     }
     const first = await api(server.issuer, 'GET', `/webhooks/${id}/deliveries?limit=2`, { token: await owner() });
     expect(first.status, first.text).toBe(200);
-    expect(first.data.map((d) => [d.status, d.attempts, d.event_type])).toEqual([['pending', 0, 'student.created'], ['pending', 0, 'student.created']]);
+    expect(first.data.map((d) => [d.status, d.attempts, d.event_type])).toEqual([
+      ['pending', 0, 'student.created'],
+      ['pending', 0, 'student.created'],
+    ]);
     const second = await api(server.issuer, 'GET', `/webhooks/${id}/deliveries?limit=2&cursor=${String(first.json.next_cursor)}`, { token: await owner() });
     expect(second.data).toHaveLength(1);
     expect(second.json.next_cursor).toBeUndefined();
@@ -248,15 +293,17 @@ describe.each(STORE_KINDS)('webhook subscriptions through the API (%s)', (kind) 
     const ops = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith('/api/v1/webhooks'))
       .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => [method.toUpperCase(), path, op.operationId, op.security.flatMap((s) => Object.values(s).flat()).join(' ')]));
-    expect(ops.sort()).toEqual([
-      ['DELETE', '/api/v1/webhooks/{id}', 'deleteWebhook', 'school:write'],
-      ['GET', '/api/v1/webhooks', 'listWebhooks', 'school:write'],
-      ['GET', '/api/v1/webhooks/{id}', 'getWebhook', 'school:write'],
-      ['GET', '/api/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries', 'school:write'],
-      ['PATCH', '/api/v1/webhooks/{id}', 'updateWebhook', 'school:write'],
-      ['POST', '/api/v1/webhooks', 'createWebhook', 'school:write'],
-      ['POST', '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver', 'redeliverWebhook', 'school:write'],
-    ].sort());
+    expect(ops.sort()).toEqual(
+      [
+        ['DELETE', '/api/v1/webhooks/{id}', 'deleteWebhook', 'school:write'],
+        ['GET', '/api/v1/webhooks', 'listWebhooks', 'school:write'],
+        ['GET', '/api/v1/webhooks/{id}', 'getWebhook', 'school:write'],
+        ['GET', '/api/v1/webhooks/{id}/deliveries', 'listWebhookDeliveries', 'school:write'],
+        ['PATCH', '/api/v1/webhooks/{id}', 'updateWebhook', 'school:write'],
+        ['POST', '/api/v1/webhooks', 'createWebhook', 'school:write'],
+        ['POST', '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver', 'redeliverWebhook', 'school:write'],
+      ].sort(),
+    );
   });
 });
 

@@ -20,7 +20,7 @@ import { startReceiver, type Received, type WebhookReceiver } from '../helpers/w
 const ALL_EVENTS = ['student.created', 'enrollment.created', 'lesson.completed', 'enrollment.completed', 'order.paid', 'order.refunded', 'course.published', 'form_submission.created'];
 
 describe('the retry schedule', () => {
-  it('attempt n waits the schedule\'s n-th wait, plus up to a tenth; none after the last', () => {
+  it("attempt n waits the schedule's n-th wait, plus up to a tenth; none after the last", () => {
     const schedule = [10_000, 60_000, 300_000];
     expect(retryAt(schedule, 1, 1000, () => 0)).toBe(11_000);
     expect(retryAt(schedule, 2, 1000, () => 0)).toBe(61_000);
@@ -128,7 +128,7 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     expect(byType['form_submission.created']).toEqual(submission);
   });
 
-  it('lesson.completed fires once per lesson completed, and enrollment.completed with the last one, in the completion\'s transaction', async () => {
+  it("lesson.completed fires once per lesson completed, and enrollment.completed with the last one, in the completion's transaction", async () => {
     await subscribe(['lesson.completed', 'enrollment.completed']);
     const t = await token('school:write students:read students:write courses:read courses:write curriculum:write orders:read forms:read');
     const student = await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'Lin', email: `${marker()}@example.test` } });
@@ -148,7 +148,14 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     // Marking it again changes nothing and fires nothing.
     expect((await complete(lessons[0]!)).status).toBe(200);
     const [first] = await receiver.waitFor(1, ofType('lesson.completed'));
-    expect(first!.payload!.data).toEqual({ enrollment_id: enrollmentId, lesson_id: lessons[0], course_id: course.json.id, student_id: student.json.id, completed_at: expect.stringMatching(/Z$/), progress_percent: 50 });
+    expect(first!.payload!.data).toEqual({
+      enrollment_id: enrollmentId,
+      lesson_id: lessons[0],
+      course_id: course.json.id,
+      student_id: student.json.id,
+      completed_at: expect.stringMatching(/Z$/),
+      progress_percent: 50,
+    });
 
     expect((await complete(lessons[1]!)).status).toBe(200);
     const [done] = await receiver.waitFor(1, ofType('enrollment.completed'));
@@ -182,7 +189,10 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     await receiver.waitFor(3);
     expect(receiver.received.map((r) => r.status)).toEqual([500, 500, 200]);
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
-    const [log] = await until(() => deliveries(id), (d) => d[0]?.status === 'succeeded');
+    const [log] = await until(
+      () => deliveries(id),
+      (d) => d[0]?.status === 'succeeded',
+    );
     expect(log).toEqual({
       id: expect.stringMatching(/^whd_/),
       event_id: receiver.received[0]!.id,
@@ -205,7 +215,10 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'F1', email: `${marker()}@example.test` } });
     await api(server.issuer, 'POST', '/students', { token: t, body: { name: 'F2', email: `${marker()}@example.test` } });
     // Two deliveries, each one attempt and the schedule's two retries, all refused.
-    const sub = await until(async () => (await api(server.issuer, 'GET', `/webhooks/${id}`, { token: t })).json, (s) => s.enabled === false);
+    const sub = await until(
+      async () => (await api(server.issuer, 'GET', `/webhooks/${id}`, { token: t })).json,
+      (s) => s.enabled === false,
+    );
     expect(sub.disabled_reason).toBe('2 deliveries in a row failed after every retry');
     expect(receiver.received).toHaveLength(6);
     const log = await deliveries(id);
@@ -232,7 +245,10 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     const { id } = await subscribe(['student.created']);
     await receiver.close();
     await api(server.issuer, 'POST', '/students', { token: await owner(), body: { name: 'Down', email: `${marker()}@example.test` } });
-    const [d] = await until(() => deliveries(id), (l) => l[0]?.status === 'failed');
+    const [d] = await until(
+      () => deliveries(id),
+      (l) => l[0]?.status === 'failed',
+    );
     expect(d).toMatchObject({ attempts: 3, last_status_code: null, last_error: expect.stringMatching(/^network: /) });
   });
 
@@ -256,10 +272,24 @@ describe.each(STORE_KINDS)('webhook delivery (%s)', (kind) => {
     // Written straight to the store, as if the name had resolved to a public address at creation.
     const id = `wh_${marker()}`;
     const now = server.deps.now();
-    await server.deps.store.webhooks.create({ id, url: 'https://10.0.0.1/hooks', events: ['student.created'], description: null, sealedSecret: await server.deps.keys.sealSecret('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), enabled: true, disabledReason: null, failedDeliveries: 0, createdAt: now, updatedAt: now });
+    await server.deps.store.webhooks.create({
+      id,
+      url: 'https://10.0.0.1/hooks',
+      events: ['student.created'],
+      description: null,
+      sealedSecret: await server.deps.keys.sealSecret('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'),
+      enabled: true,
+      disabledReason: null,
+      failedDeliveries: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
     subscriptions.push(id);
     await api(server.issuer, 'POST', '/students', { token: await owner(), body: { name: 'Private', email: `${marker()}@example.test` } });
-    const [d] = await until(() => deliveries(id), (l) => l[0]?.status === 'failed');
+    const [d] = await until(
+      () => deliveries(id),
+      (l) => l[0]?.status === 'failed',
+    );
     expect(d).toMatchObject({ attempts: 3, last_status_code: null, last_error: 'forbidden_address: 10.0.0.1 resolves to an address that is not public' });
   });
 

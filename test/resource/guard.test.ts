@@ -21,8 +21,7 @@ describe.each(STORE_KINDS)('bearer guard (%s)', (kind) => {
   });
   afterAll(() => server.stop());
 
-  const prm = (resource: ResourceName) =>
-    resource === 'api' ? `${server.issuer}/.well-known/oauth-protected-resource` : `${server.issuer}/.well-known/oauth-protected-resource/mcp`;
+  const prm = (resource: ResourceName) => (resource === 'api' ? `${server.issuer}/.well-known/oauth-protected-resource` : `${server.issuer}/.well-known/oauth-protected-resource/mcp`);
 
   async function tokens(opts: FlowOptions = {}, overrides: Overrides = {}): Promise<{ tokens: TokenSet; clientId: string }> {
     const { flow, tokens } = await obtainTokens(server, { scope: SCOPE, ...opts }, overrides);

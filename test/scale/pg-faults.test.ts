@@ -19,7 +19,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { UserAgent } from '../helpers/user-agent.ts';
 
 const PG = process.env.TEST_DATABASE_URL;
-if (!PG) console.warn('\n[lyceum tests] TEST_DATABASE_URL is not set: test/scale/pg-faults.test.ts is SKIPPED (locks, a cut network and connection limits are PostgreSQL\'s).\n');
+if (!PG) console.warn("\n[lyceum tests] TEST_DATABASE_URL is not set: test/scale/pg-faults.test.ts is SKIPPED (locks, a cut network and connection limits are PostgreSQL's).\n");
 
 /** Small bounds, so that the test sees them hit within seconds. */
 const BOUNDS = { DB_POOL_SIZE: '4', DB_ACQUIRE_TIMEOUT_MS: '1000', DB_LOCK_TIMEOUT_MS: '500', DB_STATEMENT_TIMEOUT_MS: '2000', READY_TIMEOUT_MS: '500' };
@@ -88,54 +88,64 @@ describe.runIf(PG)('PostgreSQL: a transaction holding the tokens table', () => {
   });
   afterAll(() => server?.stop());
 
-  it('token requests answer 503 within their bound; the catalog and discovery keep answering; refresh works after', async () => {
-    const { flow, tokens } = await obtainTokens(server);
-    const untouched = await obtainTokens(server, { client: flow });
-    const catalog = `${server.issuer}/api/v1/courses`;
-    const discovery = `${server.issuer}/.well-known/oauth-authorization-server`;
-    const lock = await lockTokens(server.databaseUrl);
-    const refreshes: Timed[] = [];
-    const catalogReads: Timed[] = [];
-    const discoveryReads: Timed[] = [];
-    const until = performance.now() + LOCK_MS;
-    const refresher = async () => {
-      while (performance.now() < until) {
-        refreshes.push(await timed(server.tokenEndpoint, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: flow.clientId })));
+  it(
+    'token requests answer 503 within their bound; the catalog and discovery keep answering; refresh works after',
+    async () => {
+      const { flow, tokens } = await obtainTokens(server);
+      const untouched = await obtainTokens(server, { client: flow });
+      const catalog = `${server.issuer}/api/v1/courses`;
+      const discovery = `${server.issuer}/.well-known/oauth-authorization-server`;
+      const lock = await lockTokens(server.databaseUrl);
+      const refreshes: Timed[] = [];
+      const catalogReads: Timed[] = [];
+      const discoveryReads: Timed[] = [];
+      const until = performance.now() + LOCK_MS;
+      const refresher = async () => {
+        while (performance.now() < until) {
+          refreshes.push(await timed(server.tokenEndpoint, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: flow.clientId })));
+        }
+      };
+      const prober = async (url: string, into: Timed[]) => {
+        while (performance.now() < until) {
+          into.push(await timed(url));
+          await sleep(50);
+        }
+      };
+      try {
+        // Twice as many clients retrying their refresh as the pool has connections.
+        await Promise.all([...Array.from({ length: 8 }, refresher), prober(catalog, catalogReads), prober(discovery, discoveryReads)]);
+      } finally {
+        await lock.release();
       }
-    };
-    const prober = async (url: string, into: Timed[]) => {
-      while (performance.now() < until) {
-        into.push(await timed(url));
-        await sleep(50);
-      }
-    };
-    try {
-      // Twice as many clients retrying their refresh as the pool has connections.
-      await Promise.all([...Array.from({ length: 8 }, refresher), prober(catalog, catalogReads), prober(discovery, discoveryReads)]);
-    } finally {
-      await lock.release();
-    }
-    console.info(`[pg-faults] during a ${LOCK_MS / 1000} s lock (pool 4, lock 500 ms, acquire 1000 ms): refresh 503 ms`, stats(refreshes.map((r) => r.ms)),
-      '· catalog ms', stats(catalogReads.map((r) => r.ms)), '· discovery ms', stats(discoveryReads.map((r) => r.ms)));
+      console.info(
+        `[pg-faults] during a ${LOCK_MS / 1000} s lock (pool 4, lock 500 ms, acquire 1000 ms): refresh 503 ms`,
+        stats(refreshes.map((r) => r.ms)),
+        '· catalog ms',
+        stats(catalogReads.map((r) => r.ms)),
+        '· discovery ms',
+        stats(discoveryReads.map((r) => r.ms)),
+      );
 
-    expect(refreshes.length).toBeGreaterThan(8);
-    for (const res of refreshes) expectUnavailable(res, 'refresh during the lock');
-    expect(Math.max(...refreshes.map((r) => r.ms))).toBeLessThan(WORST_WAIT_MS);
-    expect(catalogReads.map((r) => r.status)).toEqual(catalogReads.map(() => 200));
-    expect(discoveryReads.map((r) => r.status)).toEqual(discoveryReads.map(() => 200));
-    // A catalog read waits for a pool connection, never for the lock itself: the pool's four
-    // connections are each held by a stuck refresh for at most the lock bound, and with eight
-    // refreshers queued the read may come after two rounds of them. Discovery needs no
-    // connection; its bound only allows for a busy machine.
-    const LOCK_BOUND_MS = Number(BOUNDS.DB_LOCK_TIMEOUT_MS);
-    expect(Math.max(...catalogReads.map((r) => r.ms))).toBeLessThan(2 * LOCK_BOUND_MS + 500);
-    expect(Math.max(...discoveryReads.map((r) => r.ms))).toBeLessThan(500);
+      expect(refreshes.length).toBeGreaterThan(8);
+      for (const res of refreshes) expectUnavailable(res, 'refresh during the lock');
+      expect(Math.max(...refreshes.map((r) => r.ms))).toBeLessThan(WORST_WAIT_MS);
+      expect(catalogReads.map((r) => r.status)).toEqual(catalogReads.map(() => 200));
+      expect(discoveryReads.map((r) => r.status)).toEqual(discoveryReads.map(() => 200));
+      // A catalog read waits for a pool connection, never for the lock itself: the pool's four
+      // connections are each held by a stuck refresh for at most the lock bound, and with eight
+      // refreshers queued the read may come after two rounds of them. Discovery needs no
+      // connection; its bound only allows for a busy machine.
+      const LOCK_BOUND_MS = Number(BOUNDS.DB_LOCK_TIMEOUT_MS);
+      expect(Math.max(...catalogReads.map((r) => r.ms))).toBeLessThan(2 * LOCK_BOUND_MS + 500);
+      expect(Math.max(...discoveryReads.map((r) => r.ms))).toBeLessThan(500);
 
-    // Nothing was changed by the refused attempts: both chains go on.
-    const next = await refreshTokens(server, flow, tokens.refresh_token!);
-    await refreshTokens(server, flow, next.refresh_token!);
-    await refreshTokens(server, flow, untouched.tokens.refresh_token!);
-  }, LOCK_MS + 30_000);
+      // Nothing was changed by the refused attempts: both chains go on.
+      const next = await refreshTokens(server, flow, tokens.refresh_token!);
+      await refreshTokens(server, flow, next.refresh_token!);
+      await refreshTokens(server, flow, untouched.tokens.refresh_token!);
+    },
+    LOCK_MS + 30_000,
+  );
 
   it('a request whose client hung up while it waited is not started', async () => {
     const token = await tokenSource(server)('courses:read courses:write');
@@ -256,7 +266,15 @@ describe.runIf(PG)('PostgreSQL refusing connection slots', () => {
     url.password = '';
     url.pathname = `/${database}`;
     const started = await startTestServer('postgres', { ...BOUNDS, DB_POOL_SIZE: '6', DB_ACQUIRE_TIMEOUT_MS: '2000', DATABASE_URL: url.href });
-    server = { ...started, databaseUrl: url.href, user: await started.addUser('owner'), tokenEndpoint: `${started.issuer}/api/oauth/token`, revocationEndpoint: '', freezeClock: () => started.freeze(), stop: () => started.close() };
+    server = {
+      ...started,
+      databaseUrl: url.href,
+      user: await started.addUser('owner'),
+      tokenEndpoint: `${started.issuer}/api/oauth/token`,
+      revocationEndpoint: '',
+      freezeClock: () => started.freeze(),
+      stop: () => started.close(),
+    };
   });
   afterAll(async () => {
     await server?.stop();

@@ -92,7 +92,10 @@ describe.each(STORE_KINDS)('kill -9 between a change and its delivery (%s)', (ki
     expect(both.map((r) => r.status)).toEqual([0, 204]);
     expect(both[0]!.id).toBe(both[1]!.id);
     const log = await api(issuer, 'GET', `/webhooks/${String(sub.json.id)}/deliveries`, { token });
-    expect(log.data.map((d) => [d.status, d.attempts])).toEqual([['succeeded', 2], ['succeeded', 1]]);
+    expect(log.data.map((d) => [d.status, d.attempts])).toEqual([
+      ['succeeded', 2],
+      ['succeeded', 1],
+    ]);
     expect(await running.stop()).toBe(0);
   }, 90_000);
 });
@@ -122,9 +125,7 @@ describe.skipIf(!PG)('two instances on one PostgreSQL database', () => {
     }
     const N = 40;
     const services = [new RecordService(a.deps), new RecordService(b.deps)];
-    const students = await Promise.all(
-      Array.from({ length: N }, (_, i) => services[i % 2]!.create(AREAS.students, { name: `S${i}`, email: `${marker()}@example.test` })),
-    );
+    const students = await Promise.all(Array.from({ length: N }, (_, i) => services[i % 2]!.create(AREAS.students, { name: `S${i}`, email: `${marker()}@example.test` })));
     for (const r of receivers) await r.waitFor(N);
     // Time for a duplicate to show up, were either instance to send one.
     await new Promise((r) => setTimeout(r, 1000));

@@ -28,7 +28,10 @@ async function databaseBefore007(kind: 'sqlite' | 'postgres'): Promise<string> {
     for (const id of ['tokens-and-grant', 'grant-only', 'nothing']) {
       await sql`insert into clients (id, secret_hash, metadata, created_at) values (${id}, null, '{}', 10)`.execute(db);
     }
-    for (const [hash, createdAt] of [['h1', 100], ['h2', 200]] as const) {
+    for (const [hash, createdAt] of [
+      ['h1', 100],
+      ['h2', 200],
+    ] as const) {
       await sql`insert into tokens (hash, kind, client_id, user_id, scope, resource, family_id, auth_time, expires_at, created_at, revoked_at, rotated_at, salt)
         values (${hash}, 'access', 'tokens-and-grant', 'u1', 's', null, 'f', 1, 9999999999999, ${createdAt}, null, null, null)`.execute(db);
     }

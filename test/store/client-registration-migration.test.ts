@@ -14,7 +14,13 @@ import { databaseConfig, freshDatabaseUrl, STORE_KINDS } from '../helpers/stores
 
 const BEFORE_008 = '007-client-last-used';
 
-const METADATA = JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' });
+const METADATA = JSON.stringify({
+  redirect_uris: ['http://127.0.0.1/cb'],
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+  application_type: 'native',
+});
 
 /** The database as it was before migration 008, with two clients. */
 async function databaseBefore008(kind: 'sqlite' | 'postgres'): Promise<string> {

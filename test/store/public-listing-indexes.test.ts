@@ -12,8 +12,7 @@ const PUBLIC = AREA_LIST.filter((a) => a.publicRead?.published).map((a) => {
   const upcoming = a.publicRead?.upcoming;
   return {
     table: a.name,
-    query: (p: (i: number) => string) =>
-      `select * from "${a.name}" where "status" = ${p(1)}${upcoming ? ` and "${upcoming}" >= ${p(2)}` : ''} order by "${sort}", "id" limit ${p(upcoming ? 3 : 2)}`,
+    query: (p: (i: number) => string) => `select * from "${a.name}" where "status" = ${p(1)}${upcoming ? ` and "${upcoming}" >= ${p(2)}` : ''} order by "${sort}", "id" limit ${p(upcoming ? 3 : 2)}`,
     params: upcoming ? ['published', Date.now(), 21] : ['published', 21],
   };
 });
@@ -36,12 +35,16 @@ describe.each(STORE_KINDS)('the public listings are served by an index, without 
     expect(PUBLIC.map((p) => p.table).sort()).toEqual(['courses', 'digital_products', 'events', 'membership_plans', 'pages', 'posts']);
   });
 
-  it('each first page reads its area\'s (status, sort, id) index in order', async () => {
+  it("each first page reads its area's (status, sort, id) index in order", async () => {
     if (kind === 'sqlite') {
       const db = new SQLite(url, { readonly: true });
       try {
         for (const { table, query, params } of PUBLIC) {
-          const plan = db.prepare(`EXPLAIN QUERY PLAN ${query(() => '?')}`).all(...params).map((r) => (r as { detail: string }).detail).join('; ');
+          const plan = db
+            .prepare(`EXPLAIN QUERY PLAN ${query(() => '?')}`)
+            .all(...params)
+            .map((r) => (r as { detail: string }).detail)
+            .join('; ');
           expect(plan, table).toContain(`USING INDEX ${table}_public_listing`);
           expect(plan, table).not.toContain('TEMP B-TREE');
         }

@@ -26,8 +26,18 @@ beforeAll(async () => {
   const opened = sqliteKysely(sqlite);
   db = opened.db as unknown as Kysely<Items>;
   keyLookup = opened.lookups;
-  await db.schema.createTable('items').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('name', 'text', (c) => c.notNull()).execute();
-  await db.insertInto('items').values([{ id: 1, name: 'one' }, { id: 2, name: 'two' }]).execute();
+  await db.schema
+    .createTable('items')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .execute();
+  await db
+    .insertInto('items')
+    .values([
+      { id: 1, name: 'one' },
+      { id: 2, name: 'two' },
+    ])
+    .execute();
 });
 afterAll(() => db.destroy());
 
@@ -39,7 +49,7 @@ const settledWithin = async (promise: Promise<unknown>, ms: number) => {
 };
 
 describe('key lookups on SQLite', () => {
-  it('give the row of each call\'s key, or undefined', async () => {
+  it("give the row of each call's key, or undefined", async () => {
     const byId = lookup();
     expect(await byId(2)).toEqual({ id: 2, name: 'two' });
     expect(await byId(1)).toEqual({ id: 1, name: 'one' });
@@ -47,7 +57,12 @@ describe('key lookups on SQLite', () => {
   });
 
   it('a failing lookup is a rejected promise, not a throw', async () => {
-    const missing = keyLookup((id: number) => db.selectFrom('no_such_table' as 'items').selectAll().where('id', '=', id));
+    const missing = keyLookup((id: number) =>
+      db
+        .selectFrom('no_such_table' as 'items')
+        .selectAll()
+        .where('id', '=', id),
+    );
     let answer: unknown;
     expect(() => (answer = missing(1))).not.toThrow();
     expect(answer).toBeInstanceOf(Promise);

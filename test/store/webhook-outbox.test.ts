@@ -18,7 +18,19 @@ const event = (type: string, over: Partial<OutboxEvent> = {}): OutboxEvent => ({
 const student = () => ({ id: rid('stu'), name: 'S', email: `${rid('e')}@school.test`, status: 'active', created_at: T0, updated_at: T0 });
 
 function subscription(events: string[], over: Partial<WebhookSubscription> = {}): WebhookSubscription {
-  return { id: rid('wh'), url: 'http://127.0.0.1:9/x', events, description: null, sealedSecret: 'sealed', enabled: true, disabledReason: null, failedDeliveries: 0, createdAt: T0, updatedAt: T0, ...over };
+  return {
+    id: rid('wh'),
+    url: 'http://127.0.0.1:9/x',
+    events,
+    description: null,
+    sealedSecret: 'sealed',
+    enabled: true,
+    disabledReason: null,
+    failedDeliveries: 0,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
 }
 
 describe.each(STORE_KINDS)('webhook outbox (%s)', (kind) => {
@@ -53,7 +65,11 @@ describe.each(STORE_KINDS)('webhook outbox (%s)', (kind) => {
   it('a change whose events fail is undone; the events see the row before and after', async () => {
     const row = student();
     await store.records.insert('students', row);
-    await expect(store.records.update('students', String(row.id), { name: 'Changed' }, () => { throw new Error('no events'); })).rejects.toThrow('no events');
+    await expect(
+      store.records.update('students', String(row.id), { name: 'Changed' }, () => {
+        throw new Error('no events');
+      }),
+    ).rejects.toThrow('no events');
     expect((await store.records.get('students', String(row.id)))!.name).toBe('S');
     const seen: unknown[] = [];
     await store.records.update('students', String(row.id), { name: 'Changed' }, (before, after) => (seen.push(before.name, after.name), []));
@@ -67,7 +83,12 @@ describe.each(STORE_KINDS)('webhook outbox (%s)', (kind) => {
     const nobody = event('course.published');
     await store.records.insert('students', student(), [created, paid, nobody]);
     expect((await deliveriesOf(students)).filter((d) => [created.id, paid.id, nobody.id].includes(d.eventId)).map((d) => d.eventType)).toEqual(['student.created']);
-    expect((await deliveriesOf(orders)).filter((d) => [created.id, paid.id, nobody.id].includes(d.eventId)).map((d) => d.eventType).sort()).toEqual(['order.paid', 'student.created']);
+    expect(
+      (await deliveriesOf(orders))
+        .filter((d) => [created.id, paid.id, nobody.id].includes(d.eventId))
+        .map((d) => d.eventType)
+        .sort(),
+    ).toEqual(['order.paid', 'student.created']);
   });
 
   it('racing claims never take one delivery twice while its lease holds; after the lease another may', async () => {

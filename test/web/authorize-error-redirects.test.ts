@@ -17,12 +17,7 @@ function expectErrorRedirect(res: Response, issuer: string, error: string, descr
   expect(res.status, res.headers.get('location') ?? '').toBeGreaterThanOrEqual(302);
   const location = new URL(res.headers.get('location')!);
   expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
-  const expected: [string, string][] = [
-    ['error', error],
-    ['error_description', description],
-    ...(state === null ? [] : ([['state', state]] as [string, string][])),
-    ['iss', issuer],
-  ];
+  const expected: [string, string][] = [['error', error], ['error_description', description], ...(state === null ? [] : ([['state', state]] as [string, string][])), ['iss', issuer]];
   expect([...location.searchParams.entries()]).toEqual(expected);
   expect(res.headers.get('cache-control')).toBe('no-store');
 }

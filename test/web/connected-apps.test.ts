@@ -20,7 +20,15 @@ describe.each(STORE_KINDS)('connected apps page (%s)', (kind) => {
     const clientId = await registerPublicClient(server.issuer, { client_name: name });
     const { verifier, challenge } = pkcePair();
     const callback = await agent.authorize(
-      authorizeUrl(server.issuer, { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'openid profile', code_challenge: challenge, code_challenge_method: 'S256', state: 's' }),
+      authorizeUrl(server.issuer, {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'openid profile',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      }),
       user,
     );
     return { clientId, verifier, code: callback.searchParams.get('code')! };
@@ -132,8 +140,14 @@ describe.each(STORE_KINDS)('connected apps page (%s)', (kind) => {
     const silent = async (prompt?: string) => {
       const { verifier, challenge } = pkcePair();
       const url = authorizeUrl(server.issuer, {
-        response_type: 'code', client_id: client.id, redirect_uri: redirectUri, scope: 'openid profile',
-        code_challenge: challenge, code_challenge_method: 'S256', state: 's', ...(prompt ? { prompt } : {}),
+        response_type: 'code',
+        client_id: client.id,
+        redirect_uri: redirectUri,
+        scope: 'openid profile',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+        ...(prompt ? { prompt } : {}),
       });
       const callback = await agent.authorize(url, user);
       return { callback, verifier };

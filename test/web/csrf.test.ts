@@ -47,7 +47,6 @@ function post(issuer: string, path: string, fields: Record<string, string>, cook
   });
 }
 
-
 /** The client's redirect with a code: the request went through. */
 function expectCode(res: Response): void {
   expect(res.status).toBe(303);
@@ -242,7 +241,6 @@ function postWithCookie(issuer: string, path: string, fields: Record<string, str
     body: new URLSearchParams(fields).toString(),
   });
 }
-
 
 describe.each(STORE_KINDS)('CSRF protection of a freshly built server (%s)', (kind) => {
   it('sets an unsigned HttpOnly, SameSite=Lax secret cookie, accepts the page’s own token and refuses a form without it or from another origin', async () => {

@@ -43,8 +43,7 @@ const PROTECTED = `${API}, ${USERINFO}, ${MCP}`;
 
 type ErrorConfig = Pick<Config, 'registrationBodyLimit' | 'rateLimits' | 'storageQuotaBytes' | 'maxRegisteredClients'>;
 
-const perMinute = (max: number, what: string, env: string) =>
-  max > 0 ? `More than ${max} ${what} per minute from one address (${env}).` : `Never on this server: the limit is off (${env}=0).`;
+const perMinute = (max: number, what: string, env: string) => (max > 0 ? `More than ${max} ${what} per minute from one address (${env}).` : `Never on this server: the limit is off (${env}=0).`);
 
 function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
   return {
@@ -54,8 +53,16 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
       { where: CLIENT_AUTH, when: 'The body is not `application/x-www-form-urlencoded` (a JSON body is refused).' },
       { status: 415, where: 'any', when: `The body's Content-Type cannot be parsed, or at ${REGISTER} is not \`application/json\`.` },
       { status: 413, where: 'any', when: `The body is too large (${REGISTER}: ${config.registrationBodyLimit} bytes).` },
-      { status: 413, where: STORAGE, when: `The upload would take the school's stored files past the storage quota (STORAGE_QUOTA_BYTES, ${config.storageQuotaBytes} bytes); the description says how much is used. Deleting files frees room.` },
-      { status: 'redirect', where: AUTHORIZE, when: 'Once client_id and redirect_uri are trusted: response_type, code_challenge or code_challenge_method (must be S256) missing or malformed; bad prompt or max_age.' },
+      {
+        status: 413,
+        where: STORAGE,
+        when: `The upload would take the school's stored files past the storage quota (STORAGE_QUOTA_BYTES, ${config.storageQuotaBytes} bytes); the description says how much is used. Deleting files frees room.`,
+      },
+      {
+        status: 'redirect',
+        where: AUTHORIZE,
+        when: 'Once client_id and redirect_uri are trusted: response_type, code_challenge or code_challenge_method (must be S256) missing or malformed; bad prompt or max_age.',
+      },
       { status: 400, note: 'HTML page, never redirected', where: AUTHORIZE, when: 'client_id or redirect_uri missing, or redirect_uri not matching a registered one.' },
       { where: REVOKE, when: 'The token was issued to another client.' },
       { where: PROTECTED, when: 'An access_token in the query string or form body (only the Authorization header is accepted).' },
@@ -67,8 +74,14 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
       { status: 400, note: 'HTML page, never redirected', where: AUTHORIZE, when: 'No client is registered with this client_id.' },
     ],
     invalid_grant: [
-      { where: TOKEN, when: 'authorization_code: the code is unknown, expired, already used (the tokens it gave are revoked), issued to another client, or redirect_uri / code_verifier do not match.' },
-      { where: TOKEN, when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists.' },
+      {
+        where: TOKEN,
+        when: 'authorization_code: the code is unknown, expired, already used (the tokens it gave are revoked), issued to another client, or redirect_uri / code_verifier do not match.',
+      },
+      {
+        where: TOKEN,
+        when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists.',
+      },
     ],
     unauthorized_client: [{ where: TOKEN, when: 'The client did not register this grant_type.' }],
     unsupported_grant_type: [{ where: TOKEN, when: `grant_type is not ${AUTHORIZATION_SERVER.grantTypes.join(' or ')}.` }],
@@ -94,20 +107,36 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     ],
     invalid_redirect_uri: [{ where: REGISTER, when: 'redirect_uris missing or empty, more than 10 entries, or no loopback URI left (https, custom schemes and other hosts are refused).' }],
     invalid_client_metadata: [
-      { where: REGISTER, when: 'token_endpoint_auth_method, grant_types, response_types, application_type, client_name, the *_uri fields, contacts or id_token_signed_response_alg hold a value Lyceum does not accept.' },
+      {
+        where: REGISTER,
+        when: 'token_endpoint_auth_method, grant_types, response_types, application_type, client_name, the *_uri fields, contacts or id_token_signed_response_alg hold a value Lyceum does not accept.',
+      },
     ],
     invalid_token: [
-      { note: 'with `WWW-Authenticate`', where: PROTECTED, when: 'The Authorization header is not `Bearer <token>`, or the token is unknown, expired, revoked or bound to another resource (also on operations with an anonymous view).' },
+      {
+        note: 'with `WWW-Authenticate`',
+        where: PROTECTED,
+        when: 'The Authorization header is not `Bearer <token>`, or the token is unknown, expired, revoked or bound to another resource (also on operations with an anonymous view).',
+      },
     ],
     insufficient_scope: [{ note: 'with `WWW-Authenticate`', where: PROTECTED, when: 'A valid token lacks a scope the operation needs, and the operation has no public view.' }],
     not_found: [{ where: 'any', when: 'No route for this method and path, or no record with this id (a public view also hides unpublished records).' }],
     conflict: [{ where: API, when: 'A unique value is taken, or a record still has records that depend on it.' }],
     idempotency_key_reused: [{ where: `POST ${API}`, when: 'The Idempotency-Key was already used by this caller on this path with a different request body.' }],
     idempotency_key_in_use: [
-      { note: 'with `Retry-After`', where: `POST ${API}`, when: `The first request with this Idempotency-Key is still running after the duplicate waited ${IDEMPOTENCY_WAIT_MS / 1000} s for it; retry with the same key to get its answer.` },
+      {
+        note: 'with `Retry-After`',
+        where: `POST ${API}`,
+        when: `The first request with this Idempotency-Key is still running after the duplicate waited ${IDEMPOTENCY_WAIT_MS / 1000} s for it; retry with the same key to get its answer.`,
+      },
     ],
     not_enrolled: [{ where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)), when: "The signed-in learner's student record is not enrolled in the lesson's course." }],
-    access_expired: [{ where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)), when: "The learner's access to the course has ended (the enrollment's access_expires_at has passed); the school extends it with a PATCH of the enrollment." }],
+    access_expired: [
+      {
+        where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)),
+        when: "The learner's access to the course has ended (the enrollment's access_expires_at has passed); the school extends it with a PATCH of the enrollment.",
+      },
+    ],
     lesson_not_open: [{ where: code(documentedPath(PROGRESS_PATHS.myLessonCompletion)), when: "The learner's student record is suspended, or the lesson's course is still in draft." }],
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
@@ -131,7 +160,11 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     ],
     server_error: [{ where: 'any', when: 'An unexpected failure; the detail stays in the server log.' }],
     temporarily_unavailable: [
-      { note: 'with `Retry-After`; an HTML page on browser pages', where: 'any', when: 'The database is unreachable, refused a connection, was locked by another process (SQLite), or did not answer within its bounds; nothing was changed: retry after the delay given.' },
+      {
+        note: 'with `Retry-After`; an HTML page on browser pages',
+        where: 'any',
+        when: 'The database is unreachable, refused a connection, was locked by another process (SQLite), or did not answer within its bounds; nothing was changed: retry after the delay given.',
+      },
     ],
   };
 }

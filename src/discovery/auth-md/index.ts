@@ -81,7 +81,10 @@ function rolesTable(): string {
     if (missing.length <= 3) return `all except ${missing.map(code).join(', ')}`;
     return scopes.map(code).join(' ');
   };
-  return table(['Role', 'May be granted'], ROLES.map((role) => [code(role), describe(ROLE_SCOPES[role])]));
+  return table(
+    ['Role', 'May be granted'],
+    ROLES.map((role) => [code(role), describe(ROLE_SCOPES[role])]),
+  );
 }
 
 function lifetimesTable(config: Config): string {
@@ -152,7 +155,10 @@ function view(config: Config, methodsOf: MethodsOf) {
     paths: { ...ENDPOINTS, api: API_PREFIX, mcp: DOCUMENT_PATHS.mcp },
     tables: {
       endpoints: endpointsTable(issuer, methodsOf),
-      scopes: table(['Scope', 'Grants', 'Shown on the consent page as'], SCOPES.map(([name, grants, plain]) => [code(name), grants, plain])),
+      scopes: table(
+        ['Scope', 'Grants', 'Shown on the consent page as'],
+        SCOPES.map(([name, grants, plain]) => [code(name), grants, plain]),
+      ),
       roles: rolesTable(),
       lifetimes: lifetimesTable(config),
       claims: claimsTable(),

@@ -11,10 +11,7 @@ import { documentedPath, PROGRESS_PATHS } from '../../platform/progress/paths.ts
 import { readableBytes } from '../../util/readable-bytes.ts';
 import { code, duration, table } from '../markdown.ts';
 
-type LimitsConfig = Pick<
-  Config,
-  'rateLimits' | 'passwordFailures' | 'storageQuotaBytes' | 'maxRegisteredClients' | 'unusedClientTtl' | 'registrationBodyLimit' | 'idempotencyKeyRetention'
->;
+type LimitsConfig = Pick<Config, 'rateLimits' | 'passwordFailures' | 'storageQuotaBytes' | 'maxRegisteredClients' | 'unusedClientTtl' | 'registrationBodyLimit' | 'idempotencyKeyRetention'>;
 
 /** What each rate-limit policy counts and what it answers past its quota; keyed by policy, so a new one does not compile until it is listed. */
 const RATE_LIMITED: Record<RateLimitPolicy, { what: string; past: string }> = {

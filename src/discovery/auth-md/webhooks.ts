@@ -20,7 +20,10 @@ export function webhooksView(config: Pick<Config, 'webhooks'>) {
     one: `GET|PATCH|DELETE ${base}/{id}`,
     deliveries: `GET ${base}/{id}/deliveries`,
     redeliver: `POST ${base}/{id}/deliveries/{delivery_id}/redeliver`,
-    events: table(['Event', 'When', 'Needs'], WEBHOOK_EVENT_TYPES.map((type) => [code(type), WEBHOOK_EVENTS[type].when, code(eventArea(type).readScope)])),
+    events: table(
+      ['Event', 'When', 'Needs'],
+      WEBHOOK_EVENT_TYPES.map((type) => [code(type), WEBHOOK_EVENTS[type].when, code(eventArea(type).readScope)]),
+    ),
     timeout: wait(w.timeoutMs),
     retries: w.retryScheduleMs.map(wait).join(', '),
     httpOnLoopback: w.allowHttp === 'loopback',

@@ -82,7 +82,5 @@ export function errorSender(page: ErrorPage, fault: (err: unknown) => unknown = 
 
 export function registerErrorHandling(app: FastifyInstance, sendError: SendError): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, httpError('not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, httpError('not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`)));
 }

@@ -53,8 +53,7 @@ export class HttpError<Code extends string = string> extends Error {
 }
 
 /** One of the shared codes, with its usual status unless one is given. */
-export const httpError = (code: HttpErrorCode, description: string, status: number = HTTP_ERROR_STATUS[code]) =>
-  new HttpError(code, description, status);
+export const httpError = (code: HttpErrorCode, description: string, status: number = HTTP_ERROR_STATUS[code]) => new HttpError(code, description, status);
 
 /** A caught value as one line for an error's detail: its name, code and message, never its stack. */
 export function describeCause(cause: unknown): string {

@@ -111,7 +111,9 @@ export function rateLimitFor(
  */
 export function rateLimitHeadersDoc(policy: RateLimitPolicy, status: string): Record<string, z.ZodType> {
   return {
-    'RateLimit-Policy': z.string().describe(`The quota and its window in seconds, e.g. "${policy}";q=30;w=${RATE_LIMIT_WINDOW_SECONDS} (IETF draft "RateLimit header fields for HTTP"; ${RATE_LIMIT_POLICIES[policy].setting})`),
+    'RateLimit-Policy': z
+      .string()
+      .describe(`The quota and its window in seconds, e.g. "${policy}";q=30;w=${RATE_LIMIT_WINDOW_SECONDS} (IETF draft "RateLimit header fields for HTTP"; ${RATE_LIMIT_POLICIES[policy].setting})`),
     RateLimit: z.string().describe(`What is left of the quota and the seconds until its window ends, e.g. "${policy}";r=29;t=42`),
     ...(status === '429' ? { 'Retry-After': z.int().describe('Seconds to wait: the t of RateLimit') } : {}),
   };

@@ -39,7 +39,9 @@ export function withDocumentedRequest(schema: FastifySchema): FastifySchema {
 
 /** An object of string parameters: {name: description}, with the required ones listed. */
 export function stringParams(params: Record<string, string>, required: readonly string[] = []) {
-  return z.object(Object.fromEntries(Object.entries(params).map(([name, description]) => [name, required.includes(name) ? z.string().describe(description) : z.string().optional().describe(description)])));
+  return z.object(
+    Object.fromEntries(Object.entries(params).map(([name, description]) => [name, required.includes(name) ? z.string().describe(description) : z.string().optional().describe(description)])),
+  );
 }
 
 /** The OpenAPI version of /openapi.json, whose schemas are JSON Schema 2020-12. */

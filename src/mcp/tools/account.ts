@@ -68,9 +68,7 @@ export const getMyAccount = defineTool({
   async run(ctx) {
     const me = await account(ctx).summary(userIdOf(ctx));
     const s = me.student;
-    const record = s
-      ? `Student record ${s.id} (${String(s.status)}): ${s.enrollments} enrollments, ${s.subscriptions} subscriptions, ${s.orders} orders.`
-      : 'No student record at this school.';
+    const record = s ? `Student record ${s.id} (${String(s.status)}): ${s.enrollments} enrollments, ${s.subscriptions} subscriptions, ${s.orders} orders.` : 'No student record at this school.';
     return { structured: me, text: `${me.name} <${me.email}>, ${me.role}.\n${record}` };
   },
 });
@@ -116,7 +114,11 @@ export const listMyOrders = defineTool({
     const result = await myPage(ctx, AREAS.orders, student.id, args);
     return {
       structured: { student_id: student.id, orders: result.data, ...(result.next_cursor ? { next_cursor: result.next_cursor } : {}) },
-      text: bulletList(result.data, (o) => `${o.id}: ${formatMoney(o.total_cents, String(o.currency ?? 'USD'))} ${o.status}${o.paid_at ? ` on ${String(o.paid_at).slice(0, 10)}` : ''}`, result.next_cursor),
+      text: bulletList(
+        result.data,
+        (o) => `${o.id}: ${formatMoney(o.total_cents, String(o.currency ?? 'USD'))} ${o.status}${o.paid_at ? ` on ${String(o.paid_at).slice(0, 10)}` : ''}`,
+        result.next_cursor,
+      ),
     };
   },
 });
@@ -137,7 +139,11 @@ export const listMySubscriptions = defineTool({
     const subscriptions = await Promise.all(result.data.map(async (s) => ({ ...s, plan_name: await planName(s.plan_id) })));
     return {
       structured: { student_id: student.id, subscriptions, ...(result.next_cursor ? { next_cursor: result.next_cursor } : {}) },
-      text: bulletList(subscriptions, (s) => `${s.plan_name ?? s.plan_id}: ${s.status}${s.current_period_end ? ` until ${String(s.current_period_end).slice(0, 10)}` : ''} (id ${s.id})`, result.next_cursor),
+      text: bulletList(
+        subscriptions,
+        (s) => `${s.plan_name ?? s.plan_id}: ${s.status}${s.current_period_end ? ` until ${String(s.current_period_end).slice(0, 10)}` : ''} (id ${s.id})`,
+        result.next_cursor,
+      ),
     };
   },
 });
@@ -244,7 +250,11 @@ export const listMyLessons = defineTool({
     const text =
       args.course_id !== undefined && courses.length === 0
         ? `You are not enrolled in course ${args.course_id}.`
-        : bulletList(lessons as unknown as Record<string, unknown>[], (l) => `${String(l.course_title)} › ${String(l.section_title)} › ${String(l.title)} (${String(l.kind)}, ${String(l.duration_minutes)} min) id ${String(l.id)}`, nextCursor);
+        : bulletList(
+            lessons as unknown as Record<string, unknown>[],
+            (l) => `${String(l.course_title)} › ${String(l.section_title)} › ${String(l.title)} (${String(l.kind)}, ${String(l.duration_minutes)} min) id ${String(l.id)}`,
+            nextCursor,
+          );
     return { structured: { student_id: student.id, lessons, ...(nextCursor ? { next_cursor: nextCursor } : {}) }, text };
   },
 });

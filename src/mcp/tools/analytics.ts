@@ -7,7 +7,7 @@ export const getAnalytics = defineTool({
   name: 'get_analytics',
   toolset: 'analytics',
   title: 'School analytics',
-  description: 'Enrollments, revenue, active students and lesson and course completions per month or week, with totals, computed from the school\'s data (same report as GET /api/v1/analytics).',
+  description: "Enrollments, revenue, active students and lesson and course completions per month or week, with totals, computed from the school's data (same report as GET /api/v1/analytics).",
   scopes: ['analytics:read'],
   readOnly: true,
   input: {

@@ -46,7 +46,8 @@ export const buildCourse = defineTool({
       }),
     }));
     const lessonCount = sections.reduce((n, s) => n + s.lessons.length, 0);
-    if (args.publish && lessonCount === 0) throw new PlatformError('invalid_request', 'publish: a course is published with at least one section holding a lesson; give sections with lessons or publish false');
+    if (args.publish && lessonCount === 0)
+      throw new PlatformError('invalid_request', 'publish: a course is published with at least one section holding a lesson; give sections with lessons or publish false');
     if (args.publish) course.status = 'published';
     const built = await ctx.records.create(AREAS.courses, args.publish ? { ...course, status: 'draft' } : course, { dryRun: args.dry_run });
     const outline: { id: string | null; title: string; lessons: { id: string | null; title: unknown }[] }[] = [];
@@ -80,14 +81,18 @@ export const reorderCurriculum = defineTool({
   name: 'reorder_curriculum',
   toolset: 'courses',
   title: "Put a course's curriculum in order",
-  description: "Sets the order of a course's sections (every section id once) and, per section, of its lessons (every lesson id of that section once), as POST /api/v1/courses/{id}/curriculum/reorder does. get_course shows the ids.",
+  description:
+    "Sets the order of a course's sections (every section id once) and, per section, of its lessons (every lesson id of that section once), as POST /api/v1/courses/{id}/curriculum/reorder does. get_course shows the ids.",
   scopes: ['curriculum:write'],
   readOnly: false,
   idempotent: true,
   input: {
     course_id: z.string().min(5).max(100).describe('The course id'),
     sections: z.array(z.string().max(100)).max(MAX_SECTIONS).describe('Every section id of the course, in the new order'),
-    lessons: z.record(z.string().max(100), z.array(z.string().max(100)).max(MAX_LESSONS)).optional().describe('Section id → every lesson id of it, in the new order'),
+    lessons: z
+      .record(z.string().max(100), z.array(z.string().max(100)).max(MAX_LESSONS))
+      .optional()
+      .describe('Section id → every lesson id of it, in the new order'),
   },
   async run(ctx, args) {
     const result = await new CurriculumService(ctx.deps, ctx.records).reorder(args.course_id, { sections: args.sections, ...(args.lessons ? { lessons: args.lessons } : {}) });

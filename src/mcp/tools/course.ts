@@ -34,10 +34,7 @@ export const getCourse = defineTool({
       `# ${course.title} (${course.level}, ${formatMoney(course.price_cents, currency)})`,
       ...(course.summary ? [String(course.summary)] : []),
       ...(lecturers.length ? [`Taught by ${lecturers.map((l) => l.name).join(', ')}.`] : []),
-      ...outline.sections.flatMap((s, i) => [
-        `${i + 1}. ${s.title}`,
-        ...s.lessons.map((l) => `   - ${l.title} (${l.kind}, ${l.duration_minutes} min${l.free_preview ? ', free preview' : ''})`),
-      ]),
+      ...outline.sections.flatMap((s, i) => [`${i + 1}. ${s.title}`, ...s.lessons.map((l) => `   - ${l.title} (${l.kind}, ${l.duration_minutes} min${l.free_preview ? ', free preview' : ''})`)]),
     ];
     return { structured: { course, lecturers, curriculum: outline.sections }, text: lines.join('\n') };
   },

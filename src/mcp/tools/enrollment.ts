@@ -100,8 +100,13 @@ export const getCourseProgress = defineTool({
         open_lessons: report.lessons.filter((l) => l.completed_at === null).map((l) => ({ id: l.id, title: l.title })),
       });
     }
-    const lines = enrollments.map((e) => `- ${String(e.student.name ?? e.student.id)}: ${e.progress_percent}% (${e.completed_lessons}/${e.total_lessons})${e.open_lessons[0] ? `, next: ${String(e.open_lessons[0].title)}` : ', done'}`);
-    const text = enrollments.length ? [`${String(course.title)}: ${enrollments.length} enrollment${enrollments.length === 1 ? '' : 's'}${page.next_cursor ? ' (more with next_cursor)' : ''}`, ...lines].join('\n') : `${String(course.title)} has no enrollment${args.student_id ? ' for that student' : ''}.`;
+    const lines = enrollments.map(
+      (e) =>
+        `- ${String(e.student.name ?? e.student.id)}: ${e.progress_percent}% (${e.completed_lessons}/${e.total_lessons})${e.open_lessons[0] ? `, next: ${String(e.open_lessons[0].title)}` : ', done'}`,
+    );
+    const text = enrollments.length
+      ? [`${String(course.title)}: ${enrollments.length} enrollment${enrollments.length === 1 ? '' : 's'}${page.next_cursor ? ' (more with next_cursor)' : ''}`, ...lines].join('\n')
+      : `${String(course.title)} has no enrollment${args.student_id ? ' for that student' : ''}.`;
     return { structured: { course_id: args.course_id, course_title: course.title, enrollments, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) }, text };
   },
 });
@@ -131,7 +136,8 @@ export const setMyLessonCompletion = defineTool({
   name: 'set_my_lesson_completion',
   toolset: 'learner',
   title: 'Mark my lesson done or not',
-  description: 'Marks one of your lessons completed (a lesson of a course you are enrolled in, see get_my_progress), or with completed false not completed, and answers your new progress in that course.',
+  description:
+    'Marks one of your lessons completed (a lesson of a course you are enrolled in, see get_my_progress), or with completed false not completed, and answers your new progress in that course.',
   scopes: ['account:write'],
   readOnly: false,
   // An upsert, and completions that a repeat leaves as they are.
@@ -171,7 +177,7 @@ export const getMyProgress = defineTool({
   toolset: 'learner',
   title: 'My progress',
   description:
-    "Your progress in the courses you are enrolled in, in one call: for each course the percent and the lessons you have left, in curriculum order (with detail true, every lesson and when you completed it). course_id narrows to one course. A course still in draft is left out, as it is from list_my_lessons. Mark a lesson done with set_my_lesson_completion.",
+    'Your progress in the courses you are enrolled in, in one call: for each course the percent and the lessons you have left, in curriculum order (with detail true, every lesson and when you completed it). course_id narrows to one course. A course still in draft is left out, as it is from list_my_lessons. Mark a lesson done with set_my_lesson_completion.',
   scopes: ['account:read'],
   readOnly: true,
   input: {

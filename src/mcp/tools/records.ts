@@ -62,19 +62,28 @@ function readView(ctx: ToolContext, area: AreaDef) {
 /** The area a call names, or a refusal that lists the areas. */
 function areaArgument(name: string): AreaDef {
   const area = areaNamed(name);
-  if (!area) throw new PlatformError('invalid_request', `area: no area "${name}"${didYouMean(name, AREA_LIST.map((a) => a.name))}`);
+  if (!area)
+    throw new PlatformError(
+      'invalid_request',
+      `area: no area "${name}"${didYouMean(
+        name,
+        AREA_LIST.map((a) => a.name),
+      )}`,
+    );
   return area;
 }
 
 function areaOfIdArgument(id: string): AreaDef {
   const area = areaOfId(id);
-  if (!area) throw new PlatformError('invalid_request', `id: "${id.slice(0, 100)}" is not a record id; ids start with the area's prefix (${AREA_LIST.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ')})`);
+  if (!area)
+    throw new PlatformError('invalid_request', `id: "${id.slice(0, 100)}" is not a record id; ids start with the area's prefix (${AREA_LIST.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ')})`);
   return area;
 }
 
 function checkFieldNames(area: AreaDef, names: string[] | undefined): void {
   for (const name of names ?? []) {
-    if (!fieldNames(area).includes(name)) throw new PlatformError('invalid_request', `fields: ${area.label} records have no field "${name}"${didYouMean(name, fieldNames(area))} (fields: ${fieldNames(area).join(', ')})`);
+    if (!fieldNames(area).includes(name))
+      throw new PlatformError('invalid_request', `fields: ${area.label} records have no field "${name}"${didYouMean(name, fieldNames(area))} (fields: ${fieldNames(area).join(', ')})`);
   }
 }
 
@@ -112,7 +121,12 @@ export function reachableAreas(access: ToolAccess, op: 'read' | 'write'): AreaDe
 
 const areaEnum = (areas: AreaDef[]) => z.enum(areas.map((a) => a.name) as [string, ...string[]]);
 const prefixes = (areas: AreaDef[]) => areas.map((a) => `${a.idPrefix}_ ${a.label}`).join(', ');
-const idInput = (areas: AreaDef[]) => z.string().min(5).max(100).describe(`A record id; its prefix names the area (${prefixes(areas)})`);
+const idInput = (areas: AreaDef[]) =>
+  z
+    .string()
+    .min(5)
+    .max(100)
+    .describe(`A record id; its prefix names the area (${prefixes(areas)})`);
 const fieldsInput = () => z.array(z.string().max(64)).max(40).optional().describe('Only these fields (id always)');
 const someoneSees = (areas: AreaDef[]) => areas.some((a) => learnerRule(a.name));
 
@@ -133,7 +147,9 @@ function listRecords(areas: AreaDef[]): ToolDef {
   return defineTool({
     name: 'list_records',
     title: 'List records',
-    description: `Lists one area's records, ${LIST_DEFAULT} at a time, oldest first, long text only with detail. Without the area's read scope, ${AREA_LIST.filter((a) => a.publicRead).map((a) => a.name).join(', ')} show published records and public fields.`,
+    description: `Lists one area's records, ${LIST_DEFAULT} at a time, oldest first, long text only with detail. Without the area's read scope, ${AREA_LIST.filter((a) => a.publicRead)
+      .map((a) => a.name)
+      .join(', ')} show published records and public fields.`,
     toolset: 'catalog',
     scopes: [],
     optionalScopes: AREA_LIST.filter((a) => a.publicRead).map((a) => a.readScope),
@@ -156,10 +172,16 @@ function listRecords(areas: AreaDef[]): ToolDef {
     async run(ctx, args) {
       const area = areaArgument(args.area);
       checkFieldNames(area, args.fields);
-      const filterable = Object.entries(area.fields).filter(([, f]) => f.filter).map(([n]) => n);
+      const filterable = Object.entries(area.fields)
+        .filter(([, f]) => f.filter)
+        .map(([n]) => n);
       const filters: Record<string, string> = {};
       for (const [name, value] of Object.entries(args.filters ?? {})) {
-        if (!filterable.includes(name)) throw new PlatformError('invalid_request', `filters: ${area.label} records cannot be filtered by "${name}"${filterable.length ? `; the filters are ${filterable.join(', ')}` : '; they have no filters'}`);
+        if (!filterable.includes(name))
+          throw new PlatformError(
+            'invalid_request',
+            `filters: ${area.label} records cannot be filtered by "${name}"${filterable.length ? `; the filters are ${filterable.join(', ')}` : '; they have no filters'}`,
+          );
         filters[name] = String(value);
       }
       const page = await ctx.records.list(area, readView(ctx, area), {
@@ -169,7 +191,9 @@ function listRecords(areas: AreaDef[]): ToolDef {
         ...(args.q ? { q: args.q } : {}),
       });
       const data = page.data.map((r) => project(area, r, args.fields, !args.detail));
-      const summary = data.length ? `${data.length} ${area.label}${data.length === 1 ? '' : 's'}${page.next_cursor ? ', more with next_cursor' : ''}:\n${bulletList(data, line)}` : `No ${area.label}s found.`;
+      const summary = data.length
+        ? `${data.length} ${area.label}${data.length === 1 ? '' : 's'}${page.next_cursor ? ', more with next_cursor' : ''}:\n${bulletList(data, line)}`
+        : `No ${area.label}s found.`;
       return { structured: { area: area.name, records: data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) }, text: summary };
     },
   });
@@ -198,7 +222,15 @@ function getRecord(areas: AreaDef[]): ToolDef {
 
 function createRecord(areas: AreaDef[]): ToolDef {
   const required = areas
-    .map((a) => [a.name, Object.entries(a.fields).filter(([, f]) => f.required && !f.readOnly).map(([n]) => n)] as const)
+    .map(
+      (a) =>
+        [
+          a.name,
+          Object.entries(a.fields)
+            .filter(([, f]) => f.required && !f.readOnly)
+            .map(([n]) => n),
+        ] as const,
+    )
     .map(([name, names]) => `${name}: ${names.join(', ') || '-'}`)
     .join('; ');
   return defineTool({
@@ -233,7 +265,8 @@ function updateRecord(areas: AreaDef[]): ToolDef {
   return defineTool({
     name: 'update_record',
     title: 'Change a record',
-    description: 'Changes the given values of a record (null clears an optional one), as PATCH /api/v1/{area}/{id} does, and says which fields changed. With dry_run it is checked and the result shown, not stored.',
+    description:
+      'Changes the given values of a record (null clears an optional one), as PATCH /api/v1/{area}/{id} does, and says which fields changed. With dry_run it is checked and the result shown, not stored.',
     toolset: 'courses',
     scopes: [],
     argumentScopes: writeScopeOfId,
@@ -281,5 +314,10 @@ function deleteRecord(areas: AreaDef[]): ToolDef {
 }
 
 /** The record tools over every area: what a call is checked and run with, whatever list the caller saw. */
-export const RECORD_TOOLS: readonly ToolDef[] = [listRecords(AREA_LIST), getRecord(AREA_LIST), createRecord(AREA_LIST.filter((a) => a.writeScope)), updateRecord(AREA_LIST.filter((a) => a.writeScope)), deleteRecord(AREA_LIST.filter((a) => a.writeScope))];
-
+export const RECORD_TOOLS: readonly ToolDef[] = [
+  listRecords(AREA_LIST),
+  getRecord(AREA_LIST),
+  createRecord(AREA_LIST.filter((a) => a.writeScope)),
+  updateRecord(AREA_LIST.filter((a) => a.writeScope)),
+  deleteRecord(AREA_LIST.filter((a) => a.writeScope)),
+];

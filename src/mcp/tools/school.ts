@@ -4,7 +4,7 @@ export const getSiteInfo = defineTool({
   name: 'get_site_info',
   toolset: 'catalog',
   title: 'About this school',
-  description: 'The school\'s name, description, language and currency, what it offers, and where its API and documents are.',
+  description: "The school's name, description, language and currency, what it offers, and where its API and documents are.",
   scopes: [],
   readOnly: true,
   input: {},

@@ -27,7 +27,8 @@ export const getSchoolSettings = defineTool({
   name: 'get_school_settings',
   toolset: 'site',
   title: 'School settings',
-  description: 'The school\'s settings as GET /api/v1/school shows them. No scope needed: without school:read only the public fields (name, description, locale, currency, timezone, website); with school:read also the contact details, legal name and address.',
+  description:
+    "The school's settings as GET /api/v1/school shows them. No scope needed: without school:read only the public fields (name, description, locale, currency, timezone, website); with school:read also the contact details, legal name and address.",
   scopes: [],
   optionalScopes: ['school:read'],
   readOnly: true,
@@ -42,7 +43,8 @@ export const updateSchoolSettings = defineTool({
   name: 'update_school_settings',
   toolset: 'site',
   title: 'Change school settings',
-  description: 'Changes the named school settings (null clears an optional one), as PATCH /api/v1/school does. With dry_run true the change is checked the same way and shown, not stored. The answer shows the private fields only with school:read.',
+  description:
+    'Changes the named school settings (null clears an optional one), as PATCH /api/v1/school does. With dry_run true the change is checked the same way and shown, not stored. The answer shows the private fields only with school:read.',
   scopes: ['school:write'],
   optionalScopes: ['school:read'],
   readOnly: false,
@@ -54,7 +56,7 @@ export const updateSchoolSettings = defineTool({
     // Learner pseudonyms are the school's floor for every agent: an agent may raise it, never
     // lower it for itself and the others. Staff turn it off through the API.
     if (patch.mcp_student_pseudonyms === false && (await service.read()).mcp_student_pseudonyms === true) {
-      throw new PlatformError('invalid_request', 'mcp_student_pseudonyms: an agent cannot turn learner pseudonyms off; the school\'s staff do that through the API (PATCH /api/v1/school)');
+      throw new PlatformError('invalid_request', "mcp_student_pseudonyms: an agent cannot turn learner pseudonyms off; the school's staff do that through the API (PATCH /api/v1/school)");
     }
     const next = projectSchool(await service.update(defined(patch) as SchoolPatch, { dryRun: dry === true }), readsSchool(ctx));
     return { structured: { ...next, dry_run: dry === true }, text: `${dry ? 'Would store' : 'Stored'}:\n${lines(next)}` };
@@ -65,7 +67,7 @@ export const getAppearance = defineTool({
   name: 'get_appearance',
   toolset: 'site',
   title: 'School appearance',
-  description: 'The school\'s theme, colours and logo as GET /api/v1/appearance shows them. No scope needed: all of it is public.',
+  description: "The school's theme, colours and logo as GET /api/v1/appearance shows them. No scope needed: all of it is public.",
   scopes: [],
   readOnly: true,
   input: {},
@@ -79,7 +81,8 @@ export const updateAppearance = defineTool({
   name: 'update_appearance',
   toolset: 'site',
   title: 'Change the appearance',
-  description: 'Changes the school\'s theme, colours or logo, as PATCH /api/v1/appearance does (logo_url and logo_file_id exclude each other). With dry_run true the change is checked the same way and shown, not stored.',
+  description:
+    "Changes the school's theme, colours or logo, as PATCH /api/v1/appearance does (logo_url and logo_file_id exclude each other). With dry_run true the change is checked the same way and shown, not stored.",
   scopes: ['appearance:write'],
   readOnly: false,
   idempotent: true,

@@ -11,7 +11,9 @@ export const signIn: ToolDef = defineTool({
   name: 'sign_in',
   toolset: 'catalog',
   title: 'Sign in to this school',
-  description: `Call this to sign in: the answer asks your MCP client to open the school's sign-in page. Signed in you get, as your role allows: ${TOOLSET_NAMES.filter((n) => n !== 'catalog').map((n) => `${n} (${TOOLSETS[n].description.split(':')[0]!.replace(/\.$/, '')})`).join('; ')}.`,
+  description: `Call this to sign in: the answer asks your MCP client to open the school's sign-in page. Signed in you get, as your role allows: ${TOOLSET_NAMES.filter((n) => n !== 'catalog')
+    .map((n) => `${n} (${TOOLSETS[n].description.split(':')[0]!.replace(/\.$/, '')})`)
+    .join('; ')}.`,
   scopes: ['account:read'],
   listedFor: (access) => (access.anonymous ? signIn : undefined),
   readOnly: true,

@@ -49,7 +49,11 @@ export const uploadFile = defineTool({
   input: {
     name: z.string().min(1).max(255).describe('File name'),
     content_type: z.enum(ALLOWED_CONTENT_TYPES as unknown as [string, ...string[]]),
-    content_base64: z.string().min(1).max(Math.ceil(MCP_UPLOAD_MAX_BYTES / 3) * 4 + 4).describe('The bytes, base64'),
+    content_base64: z
+      .string()
+      .min(1)
+      .max(Math.ceil(MCP_UPLOAD_MAX_BYTES / 3) * 4 + 4)
+      .describe('The bytes, base64'),
   },
   async run(ctx, args) {
     // The input's enum has already refused any other type.

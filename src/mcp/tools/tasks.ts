@@ -44,14 +44,15 @@ export const getSchoolSummary = defineTool({
   name: 'get_school_summary',
   toolset: 'analytics',
   title: 'School summary',
-  description:
-    'The school at a glance: courses by status, students, enrollments, orders paid this month (UTC) and their revenue, and published events still to come.',
+  description: 'The school at a glance: courses by status, students, enrollments, orders paid this month (UTC) and their revenue, and published events still to come.',
   scopes: ['courses:read', 'students:read', 'orders:read', 'events:read'],
   readOnly: true,
   input: {},
   async run(ctx) {
     const s = await new SchoolSummaryService(ctx.deps).summary();
-    const byStatus = Object.entries(s.courses).map(([status, n]) => `${n} ${status}`).join(', ');
+    const byStatus = Object.entries(s.courses)
+      .map(([status, n]) => `${n} ${status}`)
+      .join(', ');
     return {
       structured: s,
       text: `Courses: ${byStatus}. ${s.students} students, ${s.enrollments} enrollments. ${s.month}: ${s.orders_paid_this_month} orders paid, ${formatMoney(s.revenue_this_month_cents, s.currency)}. ${s.upcoming_events} upcoming events.`,

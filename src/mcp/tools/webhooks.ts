@@ -25,14 +25,18 @@ function writerOf(ctx: ToolContext): SubscriptionWriter {
 function refuseLearnerEvents(ctx: ToolContext, events: readonly string[]): void {
   if (!ctx.pseudonymized) return;
   const learner = WEBHOOK_EVENT_TYPES.filter((t) => events.includes(t) && learnerRule(eventArea(t).name));
-  if (learner.length) throw new PlatformError('invalid_request', `events: ${learner.join(', ')} would send learners' names and emails while this call shows learners by pseudonyms; subscribe to them through the API (POST /api/v1/webhooks)`);
+  if (learner.length)
+    throw new PlatformError(
+      'invalid_request',
+      `events: ${learner.join(', ')} would send learners' names and emails while this call shows learners by pseudonyms; subscribe to them through the API (POST /api/v1/webhooks)`,
+    );
 }
 
 export const listWebhooks = defineTool({
   name: 'list_webhooks',
   toolset: 'site',
   title: 'List webhooks',
-  description: 'The school\'s webhook subscriptions: receiver URL, events, whether enabled and why not. Never shows secrets.',
+  description: "The school's webhook subscriptions: receiver URL, events, whether enabled and why not. Never shows secrets.",
   scopes: [WEBHOOK_SCOPE],
   readOnly: true,
   input: {

@@ -13,13 +13,7 @@ export interface ClientReturn {
  * server MUST add the iss parameter" to every authorization response,
  * error responses included.
  */
-function redirectToClient(
-  reply: FastifyReply,
-  to: ClientReturn,
-  issuer: string,
-  params: Record<string, string>,
-  status: 302 | 303,
-): FastifyReply {
+function redirectToClient(reply: FastifyReply, to: ClientReturn, issuer: string, params: Record<string, string>, status: 302 | 303): FastifyReply {
   const url = new URL(to.redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.append(k, v);
   // RFC 6749 §4.1.2: state is "REQUIRED if the "state" parameter was present in the client authorization request".

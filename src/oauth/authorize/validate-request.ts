@@ -26,19 +26,7 @@ export interface AuthorizationRequest {
 }
 
 /** Parameters carried from the authorize GET to the consent form and back. */
-export const CARRIED_PARAMS = [
-  'response_type',
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'nonce',
-  'code_challenge',
-  'code_challenge_method',
-  'resource',
-  'prompt',
-  'max_age',
-] as const;
+export const CARRIED_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'resource', 'prompt', 'max_age'] as const;
 
 export type ValidationResult =
   /** Client or redirect URI cannot be trusted: show a page, never redirect (RFC 6749 §4.1.2.1). */

@@ -12,15 +12,7 @@
  */
 import { formatScope, parseScope } from '../../access/scopes.ts';
 import type { ClientMetadata } from '../../store/types.ts';
-import {
-  AUTHORIZATION_SERVER as AS,
-  isOneOf,
-  orList,
-  type ApplicationType,
-  type ClientAuthMethod,
-  type GrantType,
-  type LoopbackHost,
-} from '../../util/authorization-server.ts';
+import { AUTHORIZATION_SERVER as AS, isOneOf, orList, type ApplicationType, type ClientAuthMethod, type GrantType, type LoopbackHost } from '../../util/authorization-server.ts';
 import { checkLoopbackRedirectUri } from '../loopback.ts';
 import { checkOperatorRedirectUri, type OperatorRedirectKind } from '../operator-redirect-uri.ts';
 import { claimsSchoolRegistration } from './client-name.ts';
@@ -172,8 +164,7 @@ const isAbsent = (v: unknown) => v === undefined || v === null;
  */
 export function normaliseClientMetadata(input: Record<string, unknown>, source: MetadataSource, loopbackHosts: readonly LoopbackHost[]): ClientMetadata {
   const p = METADATA_POLICIES[source];
-  const refuse = (name: string, rule: string, code: MetadataRefusal['code'] = 'invalid_client_metadata', message = `${p.field(name)} ${rule}`) =>
-    new MetadataRefusal(code, name, rule, message);
+  const refuse = (name: string, rule: string, code: MetadataRefusal['code'] = 'invalid_client_metadata', message = `${p.field(name)} ${rule}`) => new MetadataRefusal(code, name, rule, message);
 
   /** An optional string; a bad one is refused or, under an "ignore" policy, left out. */
   const optionalString = (name: string, max: number = LIMITS.metadataString): string | undefined => {

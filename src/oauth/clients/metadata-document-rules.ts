@@ -60,11 +60,7 @@ export function checkClientIdUrl(clientId: string): URL {
   return url;
 }
 
-const badDocument = (url: string, why: string) =>
-  new OAuthError(
-    'invalid_client',
-    `The client metadata document at ${url} cannot be used: ${why}.`,
-  );
+const badDocument = (url: string, why: string) => new OAuthError('invalid_client', `The client metadata document at ${url} cannot be used: ${why}.`);
 
 /**
  * The document fetched from `url`, checked: a JSON object whose client_id

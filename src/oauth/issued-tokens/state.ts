@@ -57,12 +57,7 @@ export function tokenState(token: Token, now: number, rotation?: Rotation): Toke
  * know it. A rotated refresh token's successor is found by deriving it from
  * the presented plaintext and the stored salt, as the rotation did.
  */
-export async function readTokenState(
-  tokens: TokenStore,
-  presented: string,
-  now: number,
-  graceSeconds: number,
-): Promise<{ token: Token; state: TokenState } | undefined> {
+export async function readTokenState(tokens: TokenStore, presented: string, now: number, graceSeconds: number): Promise<{ token: Token; state: TokenState } | undefined> {
   const token = await tokens.find(sha256(presented));
   if (!token) return undefined;
   // Only refresh tokens are rotated, and every one is stored with a salt (issue-tokens.ts).

@@ -43,9 +43,7 @@ function rows(i: Issuance, now: number, deps: Deps, accessToken: string, refresh
     revokedAt: null,
     rotatedAt: null,
   };
-  const out: Token[] = [
-    { ...base, hash: sha256(accessToken), kind: 'access', expiresAt: now + deps.config.accessTokenTtl * 1000, salt: null },
-  ];
+  const out: Token[] = [{ ...base, hash: sha256(accessToken), kind: 'access', expiresAt: now + deps.config.accessTokenTtl * 1000, salt: null }];
   if (refreshToken) {
     out.push({
       ...base,

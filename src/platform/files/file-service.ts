@@ -136,7 +136,10 @@ export class FileService {
   async open(id: string): Promise<{ file: StoredFile; content: ReadStream }> {
     const file = await this.find(id);
     const path = join(this.dir, file.id);
-    const exists = await stat(path).then((s) => s.isFile(), () => false);
+    const exists = await stat(path).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (!exists) throw new PlatformError('not_found', `The content of file ${id} is missing from storage`);
     return { file, content: createReadStream(path) };
   }

@@ -2,17 +2,7 @@
  * The content types Lyceum stores, and a check that the bytes are what the
  * upload claims: a file served back must not be HTML or script under an image label.
  */
-export const ALLOWED_CONTENT_TYPES = [
-  'image/png',
-  'image/jpeg',
-  'image/webp',
-  'image/gif',
-  'application/pdf',
-  'text/plain',
-  'text/markdown',
-  'application/zip',
-  'video/mp4',
-] as const;
+export const ALLOWED_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'application/pdf', 'text/plain', 'text/markdown', 'application/zip', 'video/mp4'] as const;
 
 export type AllowedContentType = (typeof ALLOWED_CONTENT_TYPES)[number];
 
@@ -29,7 +19,12 @@ const SIGNATURES: Partial<Record<AllowedContentType, [number, Buffer][][]>> = {
   'image/png': [[[0, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])]]],
   'image/jpeg': [[[0, Buffer.from([0xff, 0xd8, 0xff])]]],
   'image/gif': [[[0, ascii('GIF87a')]], [[0, ascii('GIF89a')]]],
-  'image/webp': [[[0, ascii('RIFF')], [8, ascii('WEBP')]]],
+  'image/webp': [
+    [
+      [0, ascii('RIFF')],
+      [8, ascii('WEBP')],
+    ],
+  ],
   'application/pdf': [[[0, ascii('%PDF-')]]],
   // A local file header, or the end-of-central-directory record of an empty archive.
   'application/zip': [[[0, Buffer.from([0x50, 0x4b, 0x03, 0x04])]], [[0, Buffer.from([0x50, 0x4b, 0x05, 0x06])]]],

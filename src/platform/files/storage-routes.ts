@@ -58,70 +58,94 @@ export function registerStorageRoutes(app: FastifyInstance, deps: Deps): void {
   void app.register(async function storageScope(scope) {
     await scope.register(multipart, { limits: UPLOAD_LIMITS, throwFileSizeLimit: true });
 
-    declareRoute(scope, deps, {
-      method: 'POST',
+    declareRoute(
+      scope,
+      deps,
+      {
+        method: 'POST',
+        path: base,
+        operationId: 'uploadFile',
+        ...guard,
+        options: { config: { rateLimit } },
+        schema: describeRoute(
+          {
+            tags,
+            summary: 'Upload a file',
+            description:
+              `multipart/form-data with one file part (${readableBytes(MAX_FILE_BYTES)} at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
+            consumes: ['multipart/form-data'],
+            response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415, 429]) },
+          },
+          { body: UPLOAD_BODY },
+        ),
+      },
+      async (request, reply) => {
+        const file = await readUpload(request, files, tokenCaller(request).userId);
+        return reply.code(201).send(toJson(file));
+      },
+    );
+  });
+
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
       path: base,
-      operationId: 'uploadFile',
+      operationId: 'listFiles',
       ...guard,
-      options: { config: { rateLimit } },
-      schema: describeRoute({
+      schema: {
         tags,
-        summary: 'Upload a file',
-        description: `multipart/form-data with one file part (${readableBytes(MAX_FILE_BYTES)} at most; ${ALLOWED_CONTENT_TYPES.join(', ')}). The content must match its declared type. 413 when too large or when the school's storage quota (STORAGE_QUOTA_BYTES, ${deps.config.storageQuotaBytes} bytes) would be passed: deleting files frees room. 415 for other types or a body that is not multipart. ${deps.config.rateLimits.uploadPerMinute > 0 ? `429 past ${deps.config.rateLimits.uploadPerMinute} uploads per minute per access token (RATE_LIMIT_UPLOAD_PER_MINUTE), with Retry-After.` : ''}`.trim(),
-        consumes: ['multipart/form-data'],
-        response: { 201: FILE_SCHEMA, ...errorResponses([400, 401, 403, 413, 415, 429]) },
-      }, { body: UPLOAD_BODY }),
-    }, async (request, reply) => {
-      const file = await readUpload(request, files, tokenCaller(request).userId);
-      return reply.code(201).send(toJson(file));
-    });
-  });
-
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: base,
-    operationId: 'listFiles',
-    ...guard,
-    schema: {
-      tags,
-      summary: 'List uploaded files',
-      description: 'Newest first.',
-      querystring: z.object({ limit: z.coerce.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.files).describe('How many') }),
-      response: { 200: z.object({ data: z.array(FILE_SCHEMA) }), ...errorResponses([400, 401, 403]) },
+        summary: 'List uploaded files',
+        description: 'Newest first.',
+        querystring: z.object({ limit: z.coerce.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.files).describe('How many') }),
+        response: { 200: z.object({ data: z.array(FILE_SCHEMA) }), ...errorResponses([400, 401, 403]) },
+      },
     },
-  }, async (request) => ({ data: (await files.list(request.query.limit)).map(toJson) }));
+    async (request) => ({ data: (await files.list(request.query.limit)).map(toJson) }),
+  );
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: `${base}/:id/content`,
-    operationId: 'downloadFile',
-    ...guard,
-    schema: {
-      tags,
-      summary: 'Download a file',
-      description: 'The bytes with their content type, as an attachment (x-content-type-options: nosniff).',
-      params: idParams,
-      response: { 200: documented(BYTES, 'The file bytes'), ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path: `${base}/:id/content`,
+      operationId: 'downloadFile',
+      ...guard,
+      schema: {
+        tags,
+        summary: 'Download a file',
+        description: 'The bytes with their content type, as an attachment (x-content-type-options: nosniff).',
+        params: idParams,
+        response: { 200: documented(BYTES, 'The file bytes'), ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request, reply) => {
-    const { file, content } = await files.open(request.params.id);
-    return sendFile(reply, file, content, 'attachment', 'private, no-cache');
-  });
+    async (request, reply) => {
+      const { file, content } = await files.open(request.params.id);
+      return sendFile(reply, file, content, 'attachment', 'private, no-cache');
+    },
+  );
 
-  declareRoute(app, deps, {
-    method: 'DELETE',
-    path: `${base}/:id`,
-    operationId: 'deleteFile',
-    ...guard,
-    schema: {
-      tags,
-      summary: 'Delete a file',
-      description: 'Removes the metadata and the bytes. 409 while a digital product (file_id) or the appearance logo (logo_file_id) uses it.',
-      params: idParams,
-      response: { 204: documented(z.null(), 'Deleted'), ...errorResponses([401, 403, 404, 409]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'DELETE',
+      path: `${base}/:id`,
+      operationId: 'deleteFile',
+      ...guard,
+      schema: {
+        tags,
+        summary: 'Delete a file',
+        description: 'Removes the metadata and the bytes. 409 while a digital product (file_id) or the appearance logo (logo_file_id) uses it.',
+        params: idParams,
+        response: { 204: documented(z.null(), 'Deleted'), ...errorResponses([401, 403, 404, 409]) },
+      },
     },
-  }, async (request, reply) => {
-    await files.delete(request.params.id);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await files.delete(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 }

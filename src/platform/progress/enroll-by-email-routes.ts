@@ -56,36 +56,46 @@ export function registerEnrollByEmailRoutes(app: FastifyInstance, deps: Deps, re
   const service = new EnrollByEmailService(deps, records);
   const tags = ['enrollments'];
 
-  declareRoute(app, deps, {
-    method: 'POST',
-    path: PROGRESS_PATHS.enrollByEmail,
-    operationId: 'enrollByEmail',
-    scopes: ['students:write'],
-    schema: {
-      tags,
-      summary: 'Enroll an email address in a course',
-      description:
-        'An upsert: the student with this email (created when there is none) is enrolled unless already enrolled. 201 when the enrollment was created, 200 with the existing one otherwise; created_student and created_enrollment say what was made. Safe to retry, and concurrent calls for one email make one student and one enrollment. An unknown course_id is 400.',
-      body: ENROLL_BODY,
-      response: { 200: ENROLL_RESULT, 201: ENROLL_RESULT, ...errorResponses([400, 401, 403]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'POST',
+      path: PROGRESS_PATHS.enrollByEmail,
+      operationId: 'enrollByEmail',
+      scopes: ['students:write'],
+      schema: {
+        tags,
+        summary: 'Enroll an email address in a course',
+        description:
+          'An upsert: the student with this email (created when there is none) is enrolled unless already enrolled. 201 when the enrollment was created, 200 with the existing one otherwise; created_student and created_enrollment say what was made. Safe to retry, and concurrent calls for one email make one student and one enrollment. An unknown course_id is 400.',
+        body: ENROLL_BODY,
+        response: { 200: ENROLL_RESULT, 201: ENROLL_RESULT, ...errorResponses([400, 401, 403]) },
+      },
     },
-  }, async (request, reply) => {
-    const outcome = await service.enroll(request.body);
-    reply.code(outcome.created_enrollment ? 201 : 200);
-    return outcome;
-  });
+    async (request, reply) => {
+      const outcome = await service.enroll(request.body);
+      reply.code(outcome.created_enrollment ? 201 : 200);
+      return outcome;
+    },
+  );
 
-  declareRoute(app, deps, {
-    method: 'POST',
-    path: PROGRESS_PATHS.enrollByEmailBulk,
-    operationId: 'enrollByEmailBulk',
-    scopes: ['students:write'],
-    schema: {
-      tags,
-      summary: 'Enroll many email addresses in a course',
-      description: `Up to ${BULK_ENROLL_LIMIT} rows (emails and students together; more is 400 and nothing is written). Each row as POST ${PROGRESS_PATHS.enrollByEmail} does it, in order, with a result of its own: a row that is not an email address is status invalid and the others go on. Safe to retry.`,
-      body: BULK_BODY,
-      response: { 200: BULK_RESULT, ...errorResponses([400, 401, 403]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'POST',
+      path: PROGRESS_PATHS.enrollByEmailBulk,
+      operationId: 'enrollByEmailBulk',
+      scopes: ['students:write'],
+      schema: {
+        tags,
+        summary: 'Enroll many email addresses in a course',
+        description: `Up to ${BULK_ENROLL_LIMIT} rows (emails and students together; more is 400 and nothing is written). Each row as POST ${PROGRESS_PATHS.enrollByEmail} does it, in order, with a result of its own: a row that is not an email address is status invalid and the others go on. Safe to retry.`,
+        body: BULK_BODY,
+        response: { 200: BULK_RESULT, ...errorResponses([400, 401, 403]) },
+      },
     },
-  }, async (request) => service.enrollMany(request.body));
+    async (request) => service.enrollMany(request.body),
+  );
 }

@@ -64,7 +64,9 @@ export class EnrollByEmailService {
   }
 
   /** What enroll would do, writing nothing: the student and enrollment that exist, and which would be created. */
-  async preview(input: EnrollByEmailInput): Promise<{ would_create_student: boolean; would_create_enrollment: boolean; student: EnrollOutcome['student'] | null; enrollment: Record<string, unknown> | null }> {
+  async preview(
+    input: EnrollByEmailInput,
+  ): Promise<{ would_create_student: boolean; would_create_enrollment: boolean; student: EnrollOutcome['student'] | null; enrollment: Record<string, unknown> | null }> {
     checkedEmail(input.email);
     await this.course(input.course_id);
     const student = await this.studentWith(input.email.trim().toLowerCase());
@@ -147,7 +149,14 @@ export class EnrollByEmailService {
   }
 
   private async enrollmentOf(studentId: string, courseId: string): Promise<Record<string, unknown> | undefined> {
-    const [row] = await this.deps.store.records.select('enrollments', ['id'], [['student_id', '=', studentId], ['course_id', '=', courseId]]);
+    const [row] = await this.deps.store.records.select(
+      'enrollments',
+      ['id'],
+      [
+        ['student_id', '=', studentId],
+        ['course_id', '=', courseId],
+      ],
+    );
     return row && this.records.get(AREAS.enrollments, 'full', String(row.id));
   }
 }

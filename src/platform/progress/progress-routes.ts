@@ -50,96 +50,126 @@ export function registerProgressRoutes(app: FastifyInstance, deps: Deps, records
   const progress = new ProgressService(deps, records);
   const tags = ['enrollments'];
 
-  declareRoute(app, deps, {
-    method: 'PUT',
-    path: PROGRESS_PATHS.lessonCompletion,
-    operationId: 'completeEnrollmentLesson',
-    scopes: ['students:write'],
-    schema: {
-      tags,
-      summary: 'Mark a lesson completed for an enrollment',
-      description: `Idempotent: a lesson already completed keeps its completion time (changed: false). ${PERCENT_RULE} A lesson of another course is 404. The school may complete lessons of an enrollment whose access has ended.`,
-      params: enrollmentLessonParams,
-      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'PUT',
+      path: PROGRESS_PATHS.lessonCompletion,
+      operationId: 'completeEnrollmentLesson',
+      scopes: ['students:write'],
+      schema: {
+        tags,
+        summary: 'Mark a lesson completed for an enrollment',
+        description: `Idempotent: a lesson already completed keeps its completion time (changed: false). ${PERCENT_RULE} A lesson of another course is 404. The school may complete lessons of an enrollment whose access has ended.`,
+        params: enrollmentLessonParams,
+        response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => {
-    const { id, lesson_id } = request.params;
-    return progress.complete(id, lesson_id);
-  });
+    async (request) => {
+      const { id, lesson_id } = request.params;
+      return progress.complete(id, lesson_id);
+    },
+  );
 
-  declareRoute(app, deps, {
-    method: 'DELETE',
-    path: PROGRESS_PATHS.lessonCompletion,
-    operationId: 'uncompleteEnrollmentLesson',
-    scopes: ['students:write'],
-    schema: {
-      tags,
-      summary: "Undo a lesson's completion for an enrollment",
-      description: `Idempotent: a lesson that is not completed is answered as it is (changed: false). ${PERCENT_RULE}`,
-      params: enrollmentLessonParams,
-      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'DELETE',
+      path: PROGRESS_PATHS.lessonCompletion,
+      operationId: 'uncompleteEnrollmentLesson',
+      scopes: ['students:write'],
+      schema: {
+        tags,
+        summary: "Undo a lesson's completion for an enrollment",
+        description: `Idempotent: a lesson that is not completed is answered as it is (changed: false). ${PERCENT_RULE}`,
+        params: enrollmentLessonParams,
+        response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => {
-    const { id, lesson_id } = request.params;
-    return progress.uncomplete(id, lesson_id);
-  });
+    async (request) => {
+      const { id, lesson_id } = request.params;
+      return progress.uncomplete(id, lesson_id);
+    },
+  );
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: PROGRESS_PATHS.enrollmentProgress,
-    operationId: 'getEnrollmentProgress',
-    scopes: ['students:read'],
-    schema: {
-      tags,
-      summary: "Read an enrollment's progress lesson by lesson",
-      description: "Computed from the course's lessons as they are now, so a lesson added or deleted since the last completion is counted.",
-      params: enrollmentParams,
-      response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path: PROGRESS_PATHS.enrollmentProgress,
+      operationId: 'getEnrollmentProgress',
+      scopes: ['students:read'],
+      schema: {
+        tags,
+        summary: "Read an enrollment's progress lesson by lesson",
+        description: "Computed from the course's lessons as they are now, so a lesson added or deleted since the last completion is counted.",
+        params: enrollmentParams,
+        response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => progress.report(request.params.id));
+    async (request) => progress.report(request.params.id),
+  );
 
   const LEARNER_RULES =
-    'Only a lesson of a course your own student record is enrolled in (else 403 not_enrolled), while the record is active and the course is not in draft (else 403 lesson_not_open) and the enrollment\'s access has not ended (else 403 access_expired).';
+    "Only a lesson of a course your own student record is enrolled in (else 403 not_enrolled), while the record is active and the course is not in draft (else 403 lesson_not_open) and the enrollment's access has not ended (else 403 access_expired).";
 
-  declareRoute(app, deps, {
-    method: 'PUT',
-    path: PROGRESS_PATHS.myLessonCompletion,
-    operationId: 'completeMyLesson',
-    scopes: ['account:write'],
-    schema: {
-      tags: ['account'],
-      summary: 'Mark one of your lessons completed',
-      description: `Idempotent. ${LEARNER_RULES} ${PERCENT_RULE}`,
-      params: lessonParams,
-      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'PUT',
+      path: PROGRESS_PATHS.myLessonCompletion,
+      operationId: 'completeMyLesson',
+      scopes: ['account:write'],
+      schema: {
+        tags: ['account'],
+        summary: 'Mark one of your lessons completed',
+        description: `Idempotent. ${LEARNER_RULES} ${PERCENT_RULE}`,
+        params: lessonParams,
+        response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => progress.setMine(tokenCaller(request).userId, request.params.lesson_id, true));
+    async (request) => progress.setMine(tokenCaller(request).userId, request.params.lesson_id, true),
+  );
 
-  declareRoute(app, deps, {
-    method: 'DELETE',
-    path: PROGRESS_PATHS.myLessonCompletion,
-    operationId: 'uncompleteMyLesson',
-    scopes: ['account:write'],
-    schema: {
-      tags: ['account'],
-      summary: "Undo one of your lessons' completion",
-      description: `Idempotent. ${LEARNER_RULES} ${PERCENT_RULE}`,
-      params: lessonParams,
-      response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'DELETE',
+      path: PROGRESS_PATHS.myLessonCompletion,
+      operationId: 'uncompleteMyLesson',
+      scopes: ['account:write'],
+      schema: {
+        tags: ['account'],
+        summary: "Undo one of your lessons' completion",
+        description: `Idempotent. ${LEARNER_RULES} ${PERCENT_RULE}`,
+        params: lessonParams,
+        response: { 200: COMPLETION_RESULT, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => progress.setMine(tokenCaller(request).userId, request.params.lesson_id, false));
+    async (request) => progress.setMine(tokenCaller(request).userId, request.params.lesson_id, false),
+  );
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: PROGRESS_PATHS.myEnrollmentProgress,
-    operationId: 'getMyEnrollmentProgress',
-    scopes: ['account:read'],
-    schema: {
-      tags: ['account'],
-      summary: 'Read the progress of one of your enrollments',
-      description: "Your own enrollments only (GET /api/v1/account lists them); any other id is 404. Lesson titles and completion times, never a lesson's content.",
-      params: enrollmentParams,
-      response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path: PROGRESS_PATHS.myEnrollmentProgress,
+      operationId: 'getMyEnrollmentProgress',
+      scopes: ['account:read'],
+      schema: {
+        tags: ['account'],
+        summary: 'Read the progress of one of your enrollments',
+        description: "Your own enrollments only (GET /api/v1/account lists them); any other id is 404. Lesson titles and completion times, never a lesson's content.",
+        params: enrollmentParams,
+        response: { 200: PROGRESS_REPORT, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => progress.myReport(tokenCaller(request).userId, request.params.id));
+    async (request) => progress.myReport(tokenCaller(request).userId, request.params.id),
+  );
 }

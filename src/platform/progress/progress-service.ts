@@ -102,7 +102,14 @@ export class ProgressService {
     const student = await this.myStudent(userId);
     const lesson = lessonId.length <= 100 ? await this.deps.store.records.get('lessons', lessonId) : undefined;
     if (!lesson) throw new PlatformError('not_found', `No lesson with id ${lessonId}`);
-    const [enrollment] = await this.deps.store.records.select('enrollments', ['id', 'access_expires_at'], [['student_id', '=', student.id], ['course_id', '=', String(lesson.course_id)]]);
+    const [enrollment] = await this.deps.store.records.select(
+      'enrollments',
+      ['id', 'access_expires_at'],
+      [
+        ['student_id', '=', student.id],
+        ['course_id', '=', String(lesson.course_id)],
+      ],
+    );
     if (!enrollment) throw new PlatformError('not_enrolled', `You are not enrolled in the course of lesson ${lessonId}`);
     if (student.status !== 'active') throw new PlatformError('lesson_not_open', 'Your student record is suspended, so no lesson is open to you');
     const course = await this.deps.store.records.get('courses', String(lesson.course_id));
@@ -154,9 +161,7 @@ export class ProgressService {
   private async reportOf(enrollment: Row, outline: Outline): Promise<ProgressReport> {
     const courseId = String(enrollment.course_id);
     const done = new Map((await this.deps.store.progress.completions(String(enrollment.id))).map((c) => [c.lessonId, c.completedAt]));
-    const lessons = outline.sections.flatMap((s) =>
-      s.lessons.map((l) => ({ id: String(l.id), section_id: String(s.id), title: l.title, completed_at: iso(done.get(String(l.id))) })),
-    );
+    const lessons = outline.sections.flatMap((s) => s.lessons.map((l) => ({ id: String(l.id), section_id: String(s.id), title: l.title, completed_at: iso(done.get(String(l.id))) })));
     const completed = lessons.filter((l) => l.completed_at !== null).length;
     const stored = enrollment.completed_at === null || enrollment.completed_at === undefined ? null : Number(enrollment.completed_at);
     return {

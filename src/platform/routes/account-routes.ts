@@ -36,7 +36,9 @@ const ACCOUNT_PATCH_RESPONSE = ACCOUNT_SCHEMA.extend({
   tokens_revoked: z
     .int()
     .optional()
-    .describe('Only after a password change: access and refresh tokens of the user revoked at every client, the one that made this request included. The client must send the user through authorization again.'),
+    .describe(
+      'Only after a password change: access and refresh tokens of the user revoked at every client, the one that made this request included. The client must send the user through authorization again.',
+    ),
 });
 
 const PASSWORD = z.string().max(MAX_PASSWORD_LENGTH);
@@ -48,8 +50,8 @@ const ACCOUNT_PATCH_SCHEMA = patchBody(
     new_password: PASSWORD.min(MIN_PASSWORD_LENGTH).optional().describe(`At least ${MIN_PASSWORD_LENGTH} characters`),
   }),
 ).describe(
-    'name, and/or new_password with current_password. A wrong current_password is 400 invalid_request; after repeated wrong passwords for the account (here or at sign-in) it is 429 too_many_requests with Retry-After until the wait is over, even for the right one.',
-  );
+  'name, and/or new_password with current_password. A wrong current_password is 400 invalid_request; after repeated wrong passwords for the account (here or at sign-in) it is 429 too_many_requests with Retry-After until the wait is over, even for the right one.',
+);
 
 /** GET and PATCH /api/v1/account: the signed-in user's own account. */
 export function registerAccountRoutes(app: FastifyInstance, deps: Deps, records: RecordService): void {
@@ -57,31 +59,41 @@ export function registerAccountRoutes(app: FastifyInstance, deps: Deps, records:
   const tags = ['account'];
   const path = `${API_PREFIX}/account`;
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path,
-    operationId: 'getAccount',
-    scopes: ['account:read'],
-    schema: {
-      tags,
-      summary: 'Read your account',
-      description: "The token's user, and their own student record with enrollments, subscriptions and orders.",
-      response: { 200: ACCOUNT_SCHEMA, ...errorResponses([401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path,
+      operationId: 'getAccount',
+      scopes: ['account:read'],
+      schema: {
+        tags,
+        summary: 'Read your account',
+        description: "The token's user, and their own student record with enrollments, subscriptions and orders.",
+        response: { 200: ACCOUNT_SCHEMA, ...errorResponses([401, 403, 404]) },
+      },
     },
-  }, async (request) => account.read(tokenCaller(request).userId));
+    async (request) => account.read(tokenCaller(request).userId),
+  );
 
-  declareRoute(app, deps, {
-    method: 'PATCH',
-    path,
-    operationId: 'updateAccount',
-    scopes: ['account:write'],
-    schema: {
-      tags,
-      summary: 'Change your name or password',
-      description:
-        'A password change signs the user out everywhere: every browser session ends and every token of the user is revoked, this one included (sessions_ended, tokens_revoked); sign in again afterwards.',
-      body: ACCOUNT_PATCH_SCHEMA,
-      response: { 200: ACCOUNT_PATCH_RESPONSE, ...errorResponses([400, 401, 403, 404, 429]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'PATCH',
+      path,
+      operationId: 'updateAccount',
+      scopes: ['account:write'],
+      schema: {
+        tags,
+        summary: 'Change your name or password',
+        description:
+          'A password change signs the user out everywhere: every browser session ends and every token of the user is revoked, this one included (sessions_ended, tokens_revoked); sign in again afterwards.',
+        body: ACCOUNT_PATCH_SCHEMA,
+        response: { 200: ACCOUNT_PATCH_RESPONSE, ...errorResponses([400, 401, 403, 404, 429]) },
+      },
     },
-  }, async (request) => account.update(tokenCaller(request).userId, request.body, request));
+    async (request) => account.update(tokenCaller(request).userId, request.body, request),
+  );
 }

@@ -10,8 +10,7 @@ import { API_PREFIX } from './paths.ts';
 const DAY = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const ISO_DATE = z.iso.date();
 
-const point = <T extends z.ZodRawShape>(figure: T, description: string) =>
-  z.array(z.object({ period: z.string().describe('YYYY-MM, or YYYY-Www for ISO weeks'), ...figure })).describe(description);
+const point = <T extends z.ZodRawShape>(figure: T, description: string) => z.array(z.object({ period: z.string().describe('YYYY-MM, or YYYY-Www for ISO weeks'), ...figure })).describe(description);
 const COUNT = { count: z.int() };
 
 const REPORT_SCHEMA = z.object({
@@ -42,22 +41,27 @@ const REPORT_SCHEMA = z.object({
 export function registerAnalyticsRoutes(app: FastifyInstance, deps: Deps): void {
   const analytics = new AnalyticsService(deps);
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: `${API_PREFIX}/analytics`,
-    operationId: 'getAnalytics',
-    scopes: ['analytics:read'],
-    schema: {
-      tags: ['analytics'],
-      summary: 'Read the school analytics',
-      description:
-        'Series per month or ISO week (UTC) between from and to (inclusive days; default the last twelve calendar months up to today). Ranges longer than five years, or from after to, are 400.',
-      querystring: z.object({
-        from: DAY.optional().describe('First day, YYYY-MM-DD'),
-        to: DAY.optional().describe('Last day, YYYY-MM-DD (default today)'),
-        interval: z.enum(INTERVALS).optional().describe('month (default) or week'),
-      }),
-      response: { 200: REPORT_SCHEMA, ...errorResponses([400, 401, 403]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path: `${API_PREFIX}/analytics`,
+      operationId: 'getAnalytics',
+      scopes: ['analytics:read'],
+      schema: {
+        tags: ['analytics'],
+        summary: 'Read the school analytics',
+        description:
+          'Series per month or ISO week (UTC) between from and to (inclusive days; default the last twelve calendar months up to today). Ranges longer than five years, or from after to, are 400.',
+        querystring: z.object({
+          from: DAY.optional().describe('First day, YYYY-MM-DD'),
+          to: DAY.optional().describe('Last day, YYYY-MM-DD (default today)'),
+          interval: z.enum(INTERVALS).optional().describe('month (default) or week'),
+        }),
+        response: { 200: REPORT_SCHEMA, ...errorResponses([400, 401, 403]) },
+      },
     },
-  }, async (request) => analytics.report(request.query));
+    async (request) => analytics.report(request.query),
+  );
 }

@@ -30,7 +30,12 @@ export const APPEARANCE_PATCH_SCHEMA = patchBody(
     theme: z.enum(THEMES).optional().describe('light, dark or auto'),
     primary_color: COLOR.optional().describe('Primary colour, #RRGGBB'),
     accent_color: COLOR.optional().describe('Accent colour, #RRGGBB'),
-    logo_url: z.url({ protocol: /^https$/ }).max(2000).nullable().optional().describe('https URL of the logo'),
+    logo_url: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .nullable()
+      .optional()
+      .describe('https URL of the logo'),
     logo_file_id: z.string().regex(FILE_ID).nullable().optional().describe('Id of an uploaded image (POST /api/v1/storage)'),
   }),
 ).describe('Fields to change. Setting logo_url clears logo_file_id and the other way round; null removes the logo.');
@@ -43,47 +48,62 @@ export function registerAppearanceRoutes(app: FastifyInstance, deps: Deps): void
   const publicRead = { scopes: ['appearance:read'], anonymousView: true } as const;
   const path = `${API_PREFIX}/appearance`;
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path,
-    operationId: 'getAppearance',
-    ...publicRead,
-    schema: {
-      tags,
-      summary: "Read the school's appearance",
-      description: 'Theme, colours and logo are public: anonymous callers see the same as appearance:read.',
-      response: { 200: APPEARANCE_SCHEMA, ...errorResponses([401]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path,
+      operationId: 'getAppearance',
+      ...publicRead,
+      schema: {
+        tags,
+        summary: "Read the school's appearance",
+        description: 'Theme, colours and logo are public: anonymous callers see the same as appearance:read.',
+        response: { 200: APPEARANCE_SCHEMA, ...errorResponses([401]) },
+      },
     },
-  }, async () => appearance.view());
+    async () => appearance.view(),
+  );
 
-  declareRoute(app, deps, {
-    method: 'PATCH',
-    path,
-    operationId: 'updateAppearance',
-    scopes: ['appearance:write'],
-    schema: {
-      tags,
-      summary: "Change the school's appearance",
-      body: APPEARANCE_PATCH_SCHEMA,
-      response: { 200: APPEARANCE_SCHEMA, ...errorResponses([400, 401, 403]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'PATCH',
+      path,
+      operationId: 'updateAppearance',
+      scopes: ['appearance:write'],
+      schema: {
+        tags,
+        summary: "Change the school's appearance",
+        body: APPEARANCE_PATCH_SCHEMA,
+        response: { 200: APPEARANCE_SCHEMA, ...errorResponses([400, 401, 403]) },
+      },
     },
-  }, async (request) => appearance.update(request.body));
+    async (request) => appearance.update(request.body),
+  );
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: LOGO_PATH,
-    operationId: 'getLogo',
-    ...publicRead,
-    schema: {
-      tags,
-      summary: 'Download the uploaded logo',
-      description: 'The image named by logo_file_id, for everyone. 404 when the logo is an external logo_url or unset.',
-      response: { 200: documented(z.string().meta({ format: 'binary' }), 'The image bytes'), ...errorResponses([401, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path: LOGO_PATH,
+      operationId: 'getLogo',
+      ...publicRead,
+      schema: {
+        tags,
+        summary: 'Download the uploaded logo',
+        description: 'The image named by logo_file_id, for everyone. 404 when the logo is an external logo_url or unset.',
+        response: { 200: documented(z.string().meta({ format: 'binary' }), 'The image bytes'), ...errorResponses([401, 404]) },
+      },
     },
-  }, async (_request, reply) => {
-    const { logo_file_id } = await appearance.read();
-    if (!logo_file_id) throw new PlatformError('not_found', 'The school has no uploaded logo');
-    const { file, content } = await files.open(logo_file_id);
-    return sendFile(reply, file, content, 'inline', 'public, max-age=300');
-  });
+    async (_request, reply) => {
+      const { logo_file_id } = await appearance.read();
+      if (!logo_file_id) throw new PlatformError('not_found', 'The school has no uploaded logo');
+      const { file, content } = await files.open(logo_file_id);
+      return sendFile(reply, file, content, 'inline', 'public, max-age=300');
+    },
+  );
 }

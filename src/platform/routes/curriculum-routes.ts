@@ -39,35 +39,45 @@ export function registerCurriculumRoutes(app: FastifyInstance, deps: Deps, recor
   const tags = ['curriculum'];
   const base = `${API_PREFIX}/courses/:id/curriculum`;
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path: base,
-    operationId: 'getCurriculum',
-    scopes: ['curriculum:read'],
-    anonymousView: true,
-    schema: {
-      tags,
-      summary: "Read a course's curriculum outline",
-      description:
-        'With curriculum:read: any course, every field including lesson content. Anonymous callers and tokens without it: published courses only, public fields only (no lesson content); other courses are 404.',
-      params: courseParams,
-      response: { 200: outlineSchema(), ...errorResponses([401, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path: base,
+      operationId: 'getCurriculum',
+      scopes: ['curriculum:read'],
+      anonymousView: true,
+      schema: {
+        tags,
+        summary: "Read a course's curriculum outline",
+        description:
+          'With curriculum:read: any course, every field including lesson content. Anonymous callers and tokens without it: published courses only, public fields only (no lesson content); other courses are 404.',
+        params: courseParams,
+        response: { 200: outlineSchema(), ...errorResponses([401, 404]) },
+      },
     },
-  }, async (request) => curriculum.outline(request.params.id, curriculumView(request.caller)));
+    async (request) => curriculum.outline(request.params.id, curriculumView(request.caller)),
+  );
 
-  declareRoute(app, deps, {
-    method: 'POST',
-    path: `${base}/reorder`,
-    operationId: 'reorderCurriculum',
-    scopes: ['curriculum:write'],
-    schema: {
-      tags,
-      summary: "Reorder a course's sections and lessons",
-      description:
-        'Positions become 0, 1, 2 ... in the order given. sections lists every section of the course once; each lessons entry lists every lesson of one of its sections once. Other ids are 400 and nothing changes.',
-      params: courseParams,
-      body: REORDER_BODY,
-      response: { 200: REORDER_RESPONSE, ...errorResponses([400, 401, 403, 404]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'POST',
+      path: `${base}/reorder`,
+      operationId: 'reorderCurriculum',
+      scopes: ['curriculum:write'],
+      schema: {
+        tags,
+        summary: "Reorder a course's sections and lessons",
+        description:
+          'Positions become 0, 1, 2 ... in the order given. sections lists every section of the course once; each lessons entry lists every lesson of one of its sections once. Other ids are 400 and nothing changes.',
+        params: courseParams,
+        body: REORDER_BODY,
+        response: { 200: REORDER_RESPONSE, ...errorResponses([400, 401, 403, 404]) },
+      },
     },
-  }, async (request) => curriculum.reorder(request.params.id, request.body));
+    async (request) => curriculum.reorder(request.params.id, request.body),
+  );
 }

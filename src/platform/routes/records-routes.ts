@@ -11,7 +11,11 @@ import { API_PREFIX } from './paths.ts';
 import { PAGE_SIZE } from '../page-size.ts';
 
 /** "curriculum section" → "CurriculumSection": the noun of an area's operationIds. */
-const pascal = (label: string) => label.split(' ').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+const pascal = (label: string) =>
+  label
+    .split(' ')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 
 function listQuerySchema(area: AreaDef) {
   const filters: Record<string, z.ZodType<string | undefined>> = {};
@@ -53,65 +57,93 @@ export function registerRecordRoutes(app: FastifyInstance, deps: Deps, service: 
     const noun = pascal(label);
 
     const read = { scopes: [area.readScope], anonymousView: publicView };
-    declareRoute(app, deps, {
-      method: 'GET',
-      path: base,
-      operationId: `list${noun}s`,
-      ...read,
-      schema: {
-        tags,
-        summary: `List ${label}s`,
-        description: publicView ? `Anonymous callers and tokens without ${area.readScope} see published ${label}s, public fields only.` : `Needs ${area.readScope}.`,
-        querystring: listQuerySchema(area),
-        response: { 200: z.object({ data: z.array(record), next_cursor: z.string().optional() }), ...errors([400, 401, 403]) },
+    declareRoute(
+      app,
+      deps,
+      {
+        method: 'GET',
+        path: base,
+        operationId: `list${noun}s`,
+        ...read,
+        schema: {
+          tags,
+          summary: `List ${label}s`,
+          description: publicView ? `Anonymous callers and tokens without ${area.readScope} see published ${label}s, public fields only.` : `Needs ${area.readScope}.`,
+          querystring: listQuerySchema(area),
+          response: { 200: z.object({ data: z.array(record), next_cursor: z.string().optional() }), ...errors([400, 401, 403]) },
+        },
       },
-    }, async (request) => {
-      const { limit, cursor, q, ...filters } = request.query;
-      return service.list(area, viewOf(area, request), {
-        limit,
-        cursor,
-        q,
-        filters: Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
-      });
-    });
-    declareRoute(app, deps, {
-      method: 'GET',
-      path: `${base}/:id`,
-      operationId: `get${noun}`,
-      ...read,
-      schema: { tags, summary: `Read ${aLabel(area)}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
-    }, async (request) => service.get(area, viewOf(area, request), request.params.id));
+      async (request) => {
+        const { limit, cursor, q, ...filters } = request.query;
+        return service.list(area, viewOf(area, request), {
+          limit,
+          cursor,
+          q,
+          filters: Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
+        });
+      },
+    );
+    declareRoute(
+      app,
+      deps,
+      {
+        method: 'GET',
+        path: `${base}/:id`,
+        operationId: `get${noun}`,
+        ...read,
+        schema: { tags, summary: `Read ${aLabel(area)}`, params: idParams, response: { 200: record, ...errors([401, 403, 404]) } },
+      },
+      async (request) => service.get(area, viewOf(area, request), request.params.id),
+    );
 
     if (area.writeScope) {
       const write = { scopes: [area.writeScope] };
-      declareRoute(app, deps, {
-        method: 'POST',
-        path: base,
-        operationId: `create${noun}`,
-        ...write,
-        schema: { tags, summary: `Create ${aLabel(area)}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
-      }, async (request, reply) => {
-        const created = await service.create(area, request.body);
-        // RFC 9110 §15.3.2: the new resource "is identified by either a Location header field in the response or ...".
-        return reply.code(201).header('location', `${deps.config.issuer}${base}/${String(created.id)}`).send(created);
-      });
-      declareRoute(app, deps, {
-        method: 'PATCH',
-        path: `${base}/:id`,
-        operationId: `update${noun}`,
-        ...write,
-        schema: { tags, summary: `Change ${aLabel(area)}`, params: idParams, body: updateSchema(area.fields), response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
-      }, async (request) => service.update(area, request.params.id, request.body));
-      declareRoute(app, deps, {
-        method: 'DELETE',
-        path: `${base}/:id`,
-        operationId: `delete${noun}`,
-        ...write,
-        schema: { tags, summary: `Delete ${aLabel(area)}`, params: idParams, response: { 204: documented(z.null(), 'Deleted'), ...errors([401, 403, 404, 409]) } },
-      }, async (request, reply) => {
-        await service.delete(area, request.params.id);
-        return reply.code(204).send(null);
-      });
+      declareRoute(
+        app,
+        deps,
+        {
+          method: 'POST',
+          path: base,
+          operationId: `create${noun}`,
+          ...write,
+          schema: { tags, summary: `Create ${aLabel(area)}`, body: createSchema(area.fields), response: { 201: record, ...errors([400, 401, 403, 409]) } },
+        },
+        async (request, reply) => {
+          const created = await service.create(area, request.body);
+          // RFC 9110 §15.3.2: the new resource "is identified by either a Location header field in the response or ...".
+          return reply
+            .code(201)
+            .header('location', `${deps.config.issuer}${base}/${String(created.id)}`)
+            .send(created);
+        },
+      );
+      declareRoute(
+        app,
+        deps,
+        {
+          method: 'PATCH',
+          path: `${base}/:id`,
+          operationId: `update${noun}`,
+          ...write,
+          schema: { tags, summary: `Change ${aLabel(area)}`, params: idParams, body: updateSchema(area.fields), response: { 200: record, ...errors([400, 401, 403, 404, 409]) } },
+        },
+        async (request) => service.update(area, request.params.id, request.body),
+      );
+      declareRoute(
+        app,
+        deps,
+        {
+          method: 'DELETE',
+          path: `${base}/:id`,
+          operationId: `delete${noun}`,
+          ...write,
+          schema: { tags, summary: `Delete ${aLabel(area)}`, params: idParams, response: { 204: documented(z.null(), 'Deleted'), ...errors([401, 403, 404, 409]) } },
+        },
+        async (request, reply) => {
+          await service.delete(area, request.params.id);
+          return reply.code(204).send(null);
+        },
+      );
     }
   }
 }

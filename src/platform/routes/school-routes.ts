@@ -47,7 +47,12 @@ export const SCHOOL_PATCH_SCHEMA = patchBody(
       .describe('ISO 4217 code: three upper-case letters'),
     timezone: z.string().min(1).max(64).optional().describe('IANA time zone such as Europe/Paris or UTC'),
     contact_email: z.email().max(320).nullable().optional().describe('Contact email'),
-    website: z.url({ protocol: /^https$/ }).max(2000).nullable().optional().describe('https URL of the public website'),
+    website: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .nullable()
+      .optional()
+      .describe('https URL of the public website'),
     contact_phone: z
       .string()
       .regex(/^\+?[0-9 ()./-]{3,40}$/)
@@ -71,40 +76,53 @@ export function registerSchoolRoutes(app: FastifyInstance, deps: Deps): void {
   const tags = ['school'];
   const path = `${API_PREFIX}/school`;
 
-  declareRoute(app, deps, {
-    method: 'GET',
-    path,
-    operationId: 'getSchool',
-    scopes: ['school:read'],
-    anonymousView: true,
-    schema: {
-      tags,
-      summary: 'Read the school settings',
-      description: 'Public fields for everyone; with school:read also the contact details and the rest.',
-      response: { 200: SCHOOL_SCHEMA, ...errorResponses([401]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'GET',
+      path,
+      operationId: 'getSchool',
+      scopes: ['school:read'],
+      anonymousView: true,
+      schema: {
+        tags,
+        summary: 'Read the school settings',
+        description: 'Public fields for everyone; with school:read also the contact details and the rest.',
+        response: { 200: SCHOOL_SCHEMA, ...errorResponses([401]) },
+      },
     },
-  }, async (request) => school.view(canReadSchool(request)));
+    async (request) => school.view(canReadSchool(request)),
+  );
 
-  declareRoute(app, deps, {
-    method: 'PATCH',
-    path,
-    operationId: 'updateSchool',
-    scopes: ['school:write'],
-    schema: {
-      tags,
-      summary: 'Change the school settings',
-      description: 'Changes the named settings. The answer shows what GET would: everything with school:read, the public fields without it.',
-      body: SCHOOL_PATCH_SCHEMA,
-      response: { 200: SCHOOL_SCHEMA, ...errorResponses([400, 401, 403]) },
+  declareRoute(
+    app,
+    deps,
+    {
+      method: 'PATCH',
+      path,
+      operationId: 'updateSchool',
+      scopes: ['school:write'],
+      schema: {
+        tags,
+        summary: 'Change the school settings',
+        description: 'Changes the named settings. The answer shows what GET would: everything with school:read, the public fields without it.',
+        body: SCHOOL_PATCH_SCHEMA,
+        response: { 200: SCHOOL_SCHEMA, ...errorResponses([400, 401, 403]) },
+      },
     },
-  }, async (request) => {
-    const patch = request.body;
-    const before = patch.mcp_student_pseudonyms === undefined ? undefined : (await school.read()).mcp_student_pseudonyms;
-    const next = await school.update(patch);
-    // Who changed the privacy floor of every agent, and how, stays on record.
-    if (before !== undefined && before !== next.mcp_student_pseudonyms && request.caller.kind === 'token') {
-      request.log.warn({ event: 'mcp_student_pseudonyms_changed', to: next.mcp_student_pseudonyms, user_id: request.caller.userId, client_id: request.caller.clientId }, 'learner pseudonyms for agents changed');
-    }
-    return projectSchool(next, canReadSchool(request));
-  });
+    async (request) => {
+      const patch = request.body;
+      const before = patch.mcp_student_pseudonyms === undefined ? undefined : (await school.read()).mcp_student_pseudonyms;
+      const next = await school.update(patch);
+      // Who changed the privacy floor of every agent, and how, stays on record.
+      if (before !== undefined && before !== next.mcp_student_pseudonyms && request.caller.kind === 'token') {
+        request.log.warn(
+          { event: 'mcp_student_pseudonyms_changed', to: next.mcp_student_pseudonyms, user_id: request.caller.userId, client_id: request.caller.clientId },
+          'learner pseudonyms for agents changed',
+        );
+      }
+      return projectSchool(next, canReadSchool(request));
+    },
+  );
 }

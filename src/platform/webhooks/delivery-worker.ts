@@ -135,7 +135,15 @@ export class WebhookWorker {
         : { ok: false, statusCode, durationMs, at, error: error.slice(0, 500), retryAt: retryAt(retryScheduleMs, claim.attempt, at) };
     if (!outcome.ok) {
       this.log.info(
-        { event: 'webhook_attempt_failed', webhook_id: claim.subscription.id, delivery_id: claim.id, attempt: claim.attempt, status: statusCode, reason: outcome.error, retry: outcome.retryAt !== null },
+        {
+          event: 'webhook_attempt_failed',
+          webhook_id: claim.subscription.id,
+          delivery_id: claim.id,
+          attempt: claim.attempt,
+          status: statusCode,
+          reason: outcome.error,
+          retry: outcome.retryAt !== null,
+        },
         'a webhook delivery attempt failed',
       );
     }

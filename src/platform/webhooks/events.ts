@@ -55,7 +55,12 @@ const CAUSES: Record<string, { created?: WebhookEventType; became?: [column: str
   students: { created: 'student.created' },
   enrollments: { created: 'enrollment.created' },
   form_submissions: { created: 'form_submission.created' },
-  orders: { became: [['status', 'paid', 'order.paid'], ['status', 'refunded', 'order.refunded']] },
+  orders: {
+    became: [
+      ['status', 'paid', 'order.paid'],
+      ['status', 'refunded', 'order.refunded'],
+    ],
+  },
   courses: { became: [['status', 'published', 'course.published']] },
 };
 
@@ -71,8 +76,7 @@ export function eventsOnCreate(area: AreaDef, row: Row, now: number): OutboxEven
 export function eventsOnUpdate(area: AreaDef, now: number): ((before: Row, after: Row) => OutboxEvent[]) | undefined {
   const became = CAUSES[area.name]?.became;
   if (!became) return undefined;
-  return (before, after) =>
-    became.filter(([col, value]) => before[col] !== value && after[col] === value).map(([, , type]) => webhookEvent(type, rowToRecord(area.fields, after), now));
+  return (before, after) => became.filter(([col, value]) => before[col] !== value && after[col] === value).map(([, , type]) => webhookEvent(type, rowToRecord(area.fields, after), now));
 }
 
 /**

@@ -11,11 +11,7 @@ const EVENT_LIST = WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\` (needs ${event
  * so that an unknown one is refused with its name (400 invalid_request).
  */
 const EVENTS = z.array(z.string().max(100)).min(1).max(50).describe(`Event types to receive. ${EVENT_LIST}`);
-const URL_FIELD = z
-  .string()
-  .min(1)
-  .max(WEBHOOK_URL_MAX)
-  .describe('Receiver: https at a public address (or a host of WEBHOOK_ALLOW_HOSTS), or http on loopback where WEBHOOK_HTTP_LOOPBACK allows it');
+const URL_FIELD = z.string().min(1).max(WEBHOOK_URL_MAX).describe('Receiver: https at a public address (or a host of WEBHOOK_ALLOW_HOSTS), or http on loopback where WEBHOOK_HTTP_LOOPBACK allows it');
 const DESCRIPTION = z.string().max(500).nullable().describe('What the receiver is, for people');
 
 /** What POST /api/v1/webhooks and the create_webhook tool take. */

@@ -10,7 +10,6 @@ import type { ResourceName } from '../../resource/protected-resources.ts';
 import { eventArea, eventReadScopes, isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.ts';
 import type { DeliveryView, SubscriptionInput, SubscriptionPatch, SubscriptionView } from './schemas.ts';
 
-
 /**
  * Who writes a subscription: the scopes of the token, and the protected
  * resource (API or MCP) it came through, for the challenge of a 403.

@@ -46,13 +46,7 @@ export function kyselyCodeStore(db: Kysely<Database>, maintenance: Kysely<Databa
     async consume(hash, now, issue) {
       // One conditional UPDATE: the database decides the single winner.
       const won = await db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable('authorization_codes')
-          .set({ consumed_at: now })
-          .where('hash', '=', hash)
-          .where('consumed_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
+        const row = await trx.updateTable('authorization_codes').set({ consumed_at: now }).where('hash', '=', hash).where('consumed_at', 'is', null).returningAll().executeTakeFirst();
         if (!row) return undefined;
         const code = toCode(row);
         const tokens = issue ? issue(code) : [];

@@ -14,12 +14,7 @@ import type { Database } from './schema.ts';
  *   connection of the same process waiting on busy_timeout would block the
  *   event loop that would commit it.
  */
-export async function insertIfRoom(
-  db: Kysely<Database>,
-  kind: 'sqlite' | 'postgres',
-  table: 'clients' | 'files',
-  statement: RawBuilder<unknown>,
-): Promise<boolean> {
+export async function insertIfRoom(db: Kysely<Database>, kind: 'sqlite' | 'postgres', table: 'clients' | 'files', statement: RawBuilder<unknown>): Promise<boolean> {
   const r =
     kind === 'postgres'
       ? await db.transaction().execute(async (trx) => {

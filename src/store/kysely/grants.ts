@@ -20,12 +20,7 @@ export function kyselyGrantStore(db: Kysely<Database>): GrantStore {
         .execute();
     },
     async find(userId, clientId) {
-      const r = await db
-        .selectFrom('grants')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('client_id', '=', clientId)
-        .executeTakeFirst();
+      const r = await db.selectFrom('grants').selectAll().where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
       return r && toGrant(r);
     },
     async listForUser(userId) {

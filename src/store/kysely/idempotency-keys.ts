@@ -21,7 +21,11 @@ export function kyselyIdempotencyKeyStore(db: Kysely<Database>, maintenance: Kys
     async claim(row, staleBefore) {
       const values = { hash: row.hash, fingerprint: row.fingerprint, status: null, response: null, created_at: row.createdAt, expires_at: row.expiresAt };
       // The primary key decides between racing claims: one insert goes in, the others do nothing.
-      const inserted = await db.insertInto('idempotency_keys').values(values).onConflict((oc) => oc.column('hash').doNothing()).executeTakeFirst();
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values(values)
+        .onConflict((oc) => oc.column('hash').doNothing())
+        .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
       // A row still running long after its start belongs to a request that died with its
       // process; one conditional update hands it over, so racing claimers never both get it.
@@ -36,7 +40,11 @@ export function kyselyIdempotencyKeyStore(db: Kysely<Database>, maintenance: Kys
       const existing = await find(row.hash);
       // Released between the insert and the read: claim again, once; a second loss is a plain "running".
       if (!existing) {
-        const again = await db.insertInto('idempotency_keys').values(values).onConflict((oc) => oc.column('hash').doNothing()).executeTakeFirst();
+        const again = await db
+          .insertInto('idempotency_keys')
+          .values(values)
+          .onConflict((oc) => oc.column('hash').doNothing())
+          .executeTakeFirst();
         if (Number(again.numInsertedOrUpdatedRows ?? 0) > 0) return { claimed: true };
         return { claimed: false, existing: { ...row, status: null, response: null } };
       }

@@ -121,10 +121,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
 async function migrate(database: Config['database'], db: Kysely<Database>): Promise<void> {
   // On PostgreSQL the migration tables are pinned to the schema the connection works in
   // (search_path), so databases with several Lyceum schemas keep their histories apart.
-  const schema =
-    database.kind === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-      : undefined;
+  const schema = database.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db,
     provider: migrationProvider,

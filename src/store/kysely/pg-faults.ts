@@ -21,12 +21,7 @@ const SQLSTATES: Record<string, string> = {
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /** The driver's own messages for a broken connection or a wait for the pool that timed out (they carry no code). */
-const DRIVER_MESSAGES = [
-  /^timeout exceeded when trying to connect$/,
-  /^Connection terminated/,
-  /^Client has encountered a connection error and is not queryable$/,
-  /^Query read timeout$/,
-];
+const DRIVER_MESSAGES = [/^timeout exceeded when trying to connect$/, /^Connection terminated/, /^Client has encountered a connection error and is not queryable$/, /^Query read timeout$/];
 
 /** Why the error means the database is unavailable, or undefined for any other error (a real failure, a constraint). */
 export function unavailableReason(err: unknown): string | undefined {

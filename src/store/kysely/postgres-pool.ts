@@ -7,8 +7,7 @@ const INT8_OID = 20;
 
 /** pg returns BIGINT as a string; every Lyceum bigint is an epoch-ms time, safe as a number. */
 const pgTypes = (types: typeof pg.types) => ({
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (v: string) => Number(v) : types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (v: string) => Number(v) : types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser,
 });
 
 /** The pool Kysely's PostgreSQL driver uses: connect and end. */

@@ -24,7 +24,11 @@ const toCompletion = (r: Row): LessonCompletion => ({
  * Undefined for an unknown enrollment.
  */
 async function lockEnrollment(trx: AnyTrx, id: string): Promise<Row | undefined> {
-  const r = await trx.updateTable('enrollments').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('id', '=', id).executeTakeFirst();
+  const r = await trx
+    .updateTable('enrollments')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (Number(r.numUpdatedRows) === 0) return undefined;
   return (await trx.selectFrom('enrollments').selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
 }
@@ -36,7 +40,13 @@ async function lockEnrollment(trx: AnyTrx, id: string): Promise<Row | undefined>
 async function recompute(trx: AnyTrx, enrollment: Row, now: number, changed: boolean): Promise<Omit<ProgressChange, 'completion' | 'changed'>> {
   const courseId = String(enrollment.course_id);
   const total = Number(
-    ((await trx.selectFrom('lessons').select((eb) => eb.fn.countAll().as('n')).where('course_id', '=', courseId).executeTakeFirst()) as { n: unknown }).n,
+    (
+      (await trx
+        .selectFrom('lessons')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('course_id', '=', courseId)
+        .executeTakeFirst()) as { n: unknown }
+    ).n,
   );
   const done = Number(
     (

@@ -40,7 +40,10 @@ export function kyselyFileStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres
     createdAt: Number(r.created_at),
   });
   const usedBytes = async () => {
-    const r = await db.selectFrom('files').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('used')).executeTakeFirstOrThrow();
+    const r = await db
+      .selectFrom('files')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('used'))
+      .executeTakeFirstOrThrow();
     return Number(r.used);
   };
   return {

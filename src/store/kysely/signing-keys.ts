@@ -37,13 +37,7 @@ export function kyselySigningKeyStore(db: Kysely<Database>): SigningKeyStore {
       }));
     },
     async retireOthers(alg, keepKid, now) {
-      const r = await db
-        .updateTable('signing_keys')
-        .set({ retired_at: now })
-        .where('alg', '=', alg)
-        .where('kid', '!=', keepKid)
-        .where('retired_at', 'is', null)
-        .executeTakeFirst();
+      const r = await db.updateTable('signing_keys').set({ retired_at: now }).where('alg', '=', alg).where('kid', '!=', keepKid).where('retired_at', 'is', null).executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
   };

@@ -76,9 +76,7 @@ export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maint
           // held elsewhere is stamped when it got through, not when it was sent.
           const committedAt = clock();
           const won =
-            committedAt === Number(claimed.rotated_at)
-              ? claimed
-              : await trx.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
+            committedAt === Number(claimed.rotated_at) ? claimed : await trx.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
           return { status: 'rotated' as const, token: toToken(won) };
         }
         const row = await trx.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
@@ -89,31 +87,15 @@ export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maint
       });
     },
     async revoke(hash, now) {
-      const r = await db
-        .updateTable('tokens')
-        .set({ revoked_at: now })
-        .where('hash', '=', hash)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const r = await db.updateTable('tokens').set({ revoked_at: now }).where('hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
     async revokeFamily(familyId, now) {
-      const r = await db
-        .updateTable('tokens')
-        .set({ revoked_at: now })
-        .where('family_id', '=', familyId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const r = await db.updateTable('tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
     async revokeForGrant(userId, clientId, now) {
-      const r = await db
-        .updateTable('tokens')
-        .set({ revoked_at: now })
-        .where('user_id', '=', userId)
-        .where('client_id', '=', clientId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const r = await db.updateTable('tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('client_id', '=', clientId).where('revoked_at', 'is', null).executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
     async revokeForUser(userId, now) {

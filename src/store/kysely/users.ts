@@ -55,11 +55,7 @@ export function kyselyUserStore(db: Kysely<Database>, lookups: KeyLookup): UserS
       return rows.map(toUser);
     },
     async setPassword(id, passwordHash, now) {
-      const r = await db
-        .updateTable('users')
-        .set({ password_hash: passwordHash, updated_at: now })
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const r = await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
     async setName(id, name, now) {

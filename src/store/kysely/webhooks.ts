@@ -46,7 +46,8 @@ function pageOf<T extends { id: string; createdAt: number }>(rows: T[], limit: n
 }
 
 export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): WebhookStore {
-  const deliveries = () => db.selectFrom('webhook_deliveries').innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id').selectAll('webhook_deliveries').select('webhook_events.type');
+  const deliveries = () =>
+    db.selectFrom('webhook_deliveries').innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id').selectAll('webhook_deliveries').select('webhook_events.type');
 
   /** Pending, due, unleased, to an enabled subscription: what a worker may take. */
   const due = (q: Kysely<Database>, now: number, limit: number) =>
@@ -84,11 +85,19 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
       return r ? toSubscription(r) : undefined;
     },
     async count() {
-      const r = await db.selectFrom('webhook_subscriptions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const r = await db
+        .selectFrom('webhook_subscriptions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(r.n);
     },
     async list(limit, after) {
-      let q = db.selectFrom('webhook_subscriptions').selectAll().orderBy('created_at').orderBy('id').limit(limit + 1);
+      let q = db
+        .selectFrom('webhook_subscriptions')
+        .selectAll()
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit + 1);
       if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '>', after[1])])]));
       return pageOf((await q.execute()).map(toSubscription), limit);
     },
@@ -108,7 +117,10 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
         await trx.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
         const r = await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
         // Events no delivery refers to any more are of no use.
-        await trx.deleteFrom('webhook_events').where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id')))).execute();
+        await trx
+          .deleteFrom('webhook_events')
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
+          .execute();
         return Number(r.numDeletedRows) > 0;
       });
     },
@@ -119,9 +131,7 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
         .orderBy('webhook_deliveries.id', 'desc')
         .limit(limit + 1);
       if (after) {
-        q = q.where((eb) =>
-          eb.or([eb('webhook_deliveries.created_at', '<', after[0]), eb.and([eb('webhook_deliveries.created_at', '=', after[0]), eb('webhook_deliveries.id', '<', after[1])])]),
-        );
+        q = q.where((eb) => eb.or([eb('webhook_deliveries.created_at', '<', after[0]), eb.and([eb('webhook_deliveries.created_at', '=', after[0]), eb('webhook_deliveries.id', '<', after[1])])]));
       }
       return pageOf((await q.execute()).map(toDelivery), limit);
     },
@@ -165,7 +175,11 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
         const claimed = await trx
           .updateTable('webhook_deliveries')
           .set((eb) => ({ lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
-          .where('id', 'in', candidates.map((c) => c.id))
+          .where(
+            'id',
+            'in',
+            candidates.map((c) => c.id),
+          )
           .where('status', '=', 'pending')
           .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
           .returning(['id', 'attempts'])
@@ -177,19 +191,28 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
         .selectFrom('webhook_deliveries')
         .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
         .innerJoin('webhook_subscriptions', 'webhook_subscriptions.id', 'webhook_deliveries.subscription_id')
-        .select(['webhook_deliveries.id as id', 'webhook_events.id as event_id', 'webhook_events.payload', 'webhook_subscriptions.id as subscription_id', 'webhook_subscriptions.url', 'webhook_subscriptions.sealed_secret'])
-        .where('webhook_deliveries.id', 'in', ids.map((r) => r.id))
+        .select([
+          'webhook_deliveries.id as id',
+          'webhook_events.id as event_id',
+          'webhook_events.payload',
+          'webhook_subscriptions.id as subscription_id',
+          'webhook_subscriptions.url',
+          'webhook_subscriptions.sealed_secret',
+        ])
+        .where(
+          'webhook_deliveries.id',
+          'in',
+          ids.map((r) => r.id),
+        )
         .execute();
       const attempts = new Map(ids.map((r) => [r.id, num(r.attempts)]));
-      return rows.map(
-        (r): ClaimedDelivery => ({
-          id: r.id,
-          eventId: r.event_id,
-          payload: r.payload,
-          attempt: attempts.get(r.id) ?? 1,
-          subscription: { id: r.subscription_id, url: r.url, sealedSecret: r.sealed_secret },
-        }),
-      );
+      return rows.map((r): ClaimedDelivery => ({
+        id: r.id,
+        eventId: r.event_id,
+        payload: r.payload,
+        attempt: attempts.get(r.id) ?? 1,
+        subscription: { id: r.subscription_id, url: r.url, sealedSecret: r.sealed_secret },
+      }));
     },
     async purgeFinished(before) {
       const deliveries = await inBatches(async (limit) => {
@@ -202,12 +225,16 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
       await inBatches(async (limit) => {
         const r = await maintenance
           .deleteFrom('webhook_events')
-          .where('id', 'in', maintenance
-            .selectFrom('webhook_events')
-            .select('id')
-            .where('created_at', '<', before)
-            .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
-            .limit(limit))
+          .where(
+            'id',
+            'in',
+            maintenance
+              .selectFrom('webhook_events')
+              .select('id')
+              .where('created_at', '<', before)
+              .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
+              .limit(limit),
+          )
           .executeTakeFirst();
         return Number(r.numDeletedRows);
       });
@@ -217,7 +244,11 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
       const last = { last_attempt_at: outcome.at, last_status_code: outcome.statusCode, last_duration_ms: outcome.durationMs, lease_until: null, updated_at: outcome.at };
       await db.transaction().execute(async (trx) => {
         if (outcome.ok) {
-          await trx.updateTable('webhook_deliveries').set({ ...last, status: 'succeeded', next_attempt_at: null, last_error: null }).where('id', '=', claim.id).execute();
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ ...last, status: 'succeeded', next_attempt_at: null, last_error: null })
+            .where('id', '=', claim.id)
+            .execute();
           await trx.updateTable('webhook_subscriptions').set({ failed_deliveries: 0 }).where('id', '=', claim.subscription.id).where('failed_deliveries', '>', 0).execute();
           return;
         }

@@ -16,10 +16,7 @@ export interface AuthorizationCode {
   createdAt: number;
 }
 
-export type ConsumeResult =
-  | { status: 'consumed'; code: AuthorizationCode }
-  | { status: 'already_consumed'; code: AuthorizationCode }
-  | { status: 'unknown' };
+export type ConsumeResult = { status: 'consumed'; code: AuthorizationCode } | { status: 'already_consumed'; code: AuthorizationCode } | { status: 'unknown' };
 
 export interface CodeStore {
   save(code: AuthorizationCode): Promise<void>;

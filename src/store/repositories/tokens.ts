@@ -17,10 +17,7 @@ export interface Token {
   salt: string | null;
 }
 
-export type RotateResult =
-  | { status: 'rotated'; token: Token }
-  | { status: 'already_rotated'; token: Token }
-  | { status: 'unusable'; token?: Token };
+export type RotateResult = { status: 'rotated'; token: Token } | { status: 'already_rotated'; token: Token } | { status: 'unusable'; token?: Token };
 
 export interface TokenStore {
   /** Contract: inserts each token; a hash already present is left as it is (idempotent). */

@@ -52,8 +52,7 @@ export interface ClaimedDelivery {
 
 /** How an attempt ended: delivered, or failed and retried at `retryAt` (null: no attempts left). */
 export type AttemptOutcome =
-  | { ok: true; statusCode: number; durationMs: number; at: number }
-  | { ok: false; statusCode: number | null; durationMs: number; at: number; error: string; retryAt: number | null };
+  { ok: true; statusCode: number; durationMs: number; at: number } | { ok: false; statusCode: number | null; durationMs: number; at: number; error: string; retryAt: number | null };
 
 export interface WebhookStore {
   create(subscription: WebhookSubscription): Promise<void>;

@@ -162,11 +162,6 @@ class BusyRetryingDriver implements Driver {
 const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Kysely's SQLite dialect on the busy-retrying driver above. */
-export function busyRetryingSqliteDialect(
-  sqlite: SQLite.Database,
-  prepare: (sql: string) => SQLite.Statement,
-  boundMs: number,
-  onClose: () => void,
-): Dialect {
+export function busyRetryingSqliteDialect(sqlite: SQLite.Database, prepare: (sql: string) => SQLite.Statement, boundMs: number, onClose: () => void): Dialect {
   return sqliteDialect(() => new BusyRetryingDriver(sqlite, prepare, boundMs, onClose));
 }

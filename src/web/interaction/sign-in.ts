@@ -21,10 +21,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
   app.post(WEB_PATHS.signIn, { ...signInLimit, schema: HIDDEN, preValidation: app.formProtection }, async (request, reply) => {
     const body = paramsOf(request.body);
     const email = typeof body.email === 'string' ? body.email.trim() : '';
-    const password =
-      typeof body.password === 'string'
-        ? body.password
-        : '';
+    const password = typeof body.password === 'string' ? body.password : '';
     const returnTo = safeReturnTo(body.return_to);
     const user = email && email.length <= 320 ? await deps.store.users.findByEmail(email) : undefined;
     // The account's delay after repeated failures (sign-in-throttle.ts): while it lasts, no password is checked.
@@ -35,9 +32,11 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
       if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
       const clientName = await clientNameFor(returnTo, deps);
       if (wait) reply.header('retry-after', String(wait));
-      return reply.code(wait ? 429 : 401).type(HTML).header('cache-control', 'no-store').send(
-        signInPage({ csrfToken: reply.formToken(), returnTo, email, error: wait ? tooManyFailures(wait) : 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }),
-      );
+      return reply
+        .code(wait ? 429 : 401)
+        .type(HTML)
+        .header('cache-control', 'no-store')
+        .send(signInPage({ csrfToken: reply.formToken(), returnTo, email, error: wait ? tooManyFailures(wait) : 'The email or password is incorrect.', ...(clientName ? { clientName } : {}) }));
     }
     await passwordRight(deps, email);
     await startSession(request, reply, user, deps);
@@ -46,7 +45,10 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
 
   app.get(WEB_PATHS.signIn, { ...html, schema: HIDDEN }, async (request, reply) => {
     const returnTo = safeReturnTo(paramOf(request.query, 'return_to'));
-    return reply.type(HTML).header('cache-control', 'no-store').send(signInPage({ csrfToken: reply.formToken(), returnTo }));
+    return reply
+      .type(HTML)
+      .header('cache-control', 'no-store')
+      .send(signInPage({ csrfToken: reply.formToken(), returnTo }));
   });
 }
 

@@ -52,8 +52,7 @@ ${documentNotice(p.clientId, d)}`;
 
 /** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
 export function consentPage(p: ConsentPage): string {
-  const scopeList = (scopes: Scope[]) =>
-    html`<ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <code>${s}</code></li>`)}</ul>`;
+  const scopeList = (scopes: Scope[]) => html`<ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <code>${s}</code></li>`)}</ul>`;
   return layout(
     `Allow ${p.clientName}?`,
     html`<h1>Allow <span class="client-name">${p.clientName}</span> to access your account?</h1>

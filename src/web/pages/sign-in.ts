@@ -20,9 +20,7 @@ ${p.error ? html`<p class="error" role="alert" id="sign-in-error">${p.error}</p>
 <input type="hidden" name="_csrf" value="${p.csrfToken}">
 <input type="hidden" name="return_to" value="${p.returnTo}">
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${p.email ?? ''}"${
-      p.error ? html` aria-describedby="sign-in-error" aria-invalid="true"` : ''
-    } autofocus>
+<input id="email" name="email" type="email" autocomplete="username" required value="${p.email ?? ''}"${p.error ? html` aria-describedby="sign-in-error" aria-invalid="true"` : ''} autofocus>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit" class="primary">Sign in</button></div>

@@ -52,9 +52,7 @@ describe.each(STORE_KINDS)('store contract: authorization codes (%s)', (kind) =>
       try {
         const code = newCode(client.id, user.id);
         await store.codes.save(code);
-        const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => (i % 2 ? second : store).codes.consume(code.hash, T0 + i)),
-        );
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? second : store).codes.consume(code.hash, T0 + i)));
         expect(results.filter((r) => r.status === 'consumed')).toHaveLength(1);
         expect(results.filter((r) => r.status === 'already_consumed')).toHaveLength(19);
       } finally {
@@ -69,10 +67,7 @@ describe.each(STORE_KINDS)('store contract: authorization codes (%s)', (kind) =>
       const minted: Token[] = [];
       const issue = (c: AuthorizationCode) => {
         calls.push(c);
-        const pair = [
-          newToken(c.clientId, c.userId, { kind: 'access', familyId: c.familyId, salt: null }),
-          newToken(c.clientId, c.userId, { familyId: c.familyId }),
-        ];
+        const pair = [newToken(c.clientId, c.userId, { kind: 'access', familyId: c.familyId, salt: null }), newToken(c.clientId, c.userId, { familyId: c.familyId })];
         minted.push(...pair);
         return pair;
       };

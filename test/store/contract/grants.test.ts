@@ -31,11 +31,7 @@ describe.each(STORE_KINDS)('store contract: grants (%s)', (kind) => {
     it('concurrent upserts of one grant all succeed and leave one row', async () => {
       const c = newClient();
       await store.clients.create(c);
-      const results = await Promise.allSettled(
-        Array.from({ length: 10 }, (_, i) =>
-          store.grants.upsert({ userId: user.id, clientId: c.id, scope: `scope-${i}`, createdAt: T0, updatedAt: T0 + i }),
-        ),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.grants.upsert({ userId: user.id, clientId: c.id, scope: `scope-${i}`, createdAt: T0, updatedAt: T0 + i })));
       expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
       expect((await store.grants.listForUser(user.id)).filter((x) => x.clientId === c.id)).toHaveLength(1);
     });
@@ -80,7 +76,7 @@ describe.each(STORE_KINDS)('store contract: grants (%s)', (kind) => {
       expect(await store.grants.find(u.id, b.id)).toBeDefined();
     });
 
-    it('delete: the user\'s codes at that client die with the grant; other codes stay', async () => {
+    it("delete: the user's codes at that client die with the grant; other codes stay", async () => {
       const u = newUser();
       const other = newUser();
       await store.users.create(u);

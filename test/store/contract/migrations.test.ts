@@ -89,7 +89,11 @@ describe.each(STORE_KINDS)('store contract: migrations (%s)', (kind) => {
       let plan: string;
       if (kind === 'sqlite') {
         const db = new SQLite(url, { readonly: true });
-        plan = db.prepare(`EXPLAIN QUERY PLAN ${query}`).all().map((r) => (r as { detail: string }).detail).join('\n');
+        plan = db
+          .prepare(`EXPLAIN QUERY PLAN ${query}`)
+          .all()
+          .map((r) => (r as { detail: string }).detail)
+          .join('\n');
         db.close();
       } else {
         const c = new pg.Client({ connectionString: url });

@@ -47,7 +47,12 @@ describe.each(STORE_KINDS)('store contract: password failures (%s)', (kind) => {
     it('of many racing claims of one key, exactly as many as reach the wait are allowed', async () => {
       const key = hash();
       const claims = await Promise.all(Array.from({ length: 8 }, () => claim(key, T0)));
-      expect(claims.filter((c) => c.allowed).map((c) => c.failures).sort()).toEqual([1, 2, 3]);
+      expect(
+        claims
+          .filter((c) => c.allowed)
+          .map((c) => c.failures)
+          .sort(),
+      ).toEqual([1, 2, 3]);
       expect(claims.filter((c) => !c.allowed)).toEqual(Array.from({ length: 5 }, () => ({ allowed: false, failures: 3, blockedUntil: T0 + 1000 })));
     });
 

@@ -69,11 +69,21 @@ describe.each(STORE_KINDS)('store contract: records (platform tables) (%s)', (ki
 
     it('list filters, sorts ascending with ties by id, and pages by key without gaps or repeats, even with inserts between pages', async () => {
       const batch = id('batch-');
-      const rows = Array.from({ length: 7 }, (_, i) =>
-        ({ id: `stu_${batch}_${i}`, created_at: T0 + (i % 3), updated_at: T0, name: `Student ${i}`, email: `${batch}-${i}@school.test`, status: i === 6 ? 'suspended' : 'active', user_id: null, notes: batch }),
-      );
+      const rows = Array.from({ length: 7 }, (_, i) => ({
+        id: `stu_${batch}_${i}`,
+        created_at: T0 + (i % 3),
+        updated_at: T0,
+        name: `Student ${i}`,
+        email: `${batch}-${i}@school.test`,
+        status: i === 6 ? 'suspended' : 'active',
+        user_id: null,
+        notes: batch,
+      }));
       for (const r of [...rows].reverse()) await store.records.insert('students', r);
-      const where: [string, '=', unknown][] = [['notes', '=', batch], ['status', '=', 'active']];
+      const where: [string, '=', unknown][] = [
+        ['notes', '=', batch],
+        ['status', '=', 'active'],
+      ];
       const expected = rows
         .filter((r) => r.status === 'active')
         .sort((x, y) => x.created_at - y.created_at || (x.id < y.id ? -1 : 1))
@@ -103,9 +113,7 @@ describe.each(STORE_KINDS)('store contract: records (platform tables) (%s)', (ki
       const names = ['Ada LOVELACE', 'ada lovelace', 'Grace Hopper', '100% Ada', 'ada_x', 'adaXx'];
       for (const [i, n] of names.entries()) await store.records.insert('students', mk(n, i));
       const search = async (text: string) =>
-        (await store.records.list('students', { where: [['notes', '=', batch]], search: { columns: ['name'], text }, sort: 'id', limit: 50 })).rows
-          .map((r) => r.name)
-          .sort();
+        (await store.records.list('students', { where: [['notes', '=', batch]], search: { columns: ['name'], text }, sort: 'id', limit: 50 })).rows.map((r) => r.name).sort();
       expect(await search('LoveLace')).toEqual(['Ada LOVELACE', 'ada lovelace']);
       expect(await search('0% a')).toEqual(['100% Ada']);
       expect(await search('a_x')).toEqual(['ada_x']);
@@ -114,17 +122,37 @@ describe.each(STORE_KINDS)('store contract: records (platform tables) (%s)', (ki
 
     it('list gives each call its own values when a query shape repeats: filters, in-lists of other lengths, a search over two columns', async () => {
       const batch = id('shape-');
-      const mk = (i: number, status: string, name: string) =>
-        ({ id: `stu_${batch}_${i}`, created_at: T0 + i, updated_at: T0, name, email: `${batch}-${i}-${name.replace(/ /g, '')}@school.test`, status, user_id: null, notes: batch });
+      const mk = (i: number, status: string, name: string) => ({
+        id: `stu_${batch}_${i}`,
+        created_at: T0 + i,
+        updated_at: T0,
+        name,
+        email: `${batch}-${i}-${name.replace(/ /g, '')}@school.test`,
+        status,
+        user_id: null,
+        notes: batch,
+      });
       const rows = [mk(0, 'active', 'Ada'), mk(1, 'suspended', 'Grace'), mk(2, 'active', 'Alan'), mk(3, 'invited', 'Edsger')];
       for (const r of rows) await store.records.insert('students', r);
       const ids = async (q: Omit<Parameters<Store['records']['list']>[1], 'sort' | 'limit'>, limit = 10) =>
         (await store.records.list('students', { sort: 'created_at', limit, ...q })).rows.map((r) => String(r.id).slice(-1));
-      const byStatus = (status: string) => ids({ where: [['notes', '=', batch], ['status', '=', status]] });
+      const byStatus = (status: string) =>
+        ids({
+          where: [
+            ['notes', '=', batch],
+            ['status', '=', status],
+          ],
+        });
       expect(await byStatus('active')).toEqual(['0', '2']);
       expect(await byStatus('suspended')).toEqual(['1']);
       expect(await byStatus('gone')).toEqual([]);
-      const inStatus = (statuses: string[]) => ids({ where: [['notes', '=', batch], ['status', 'in', statuses]] });
+      const inStatus = (statuses: string[]) =>
+        ids({
+          where: [
+            ['notes', '=', batch],
+            ['status', 'in', statuses],
+          ],
+        });
       expect(await inStatus(['invited'])).toEqual(['3']);
       expect(await inStatus(['suspended', 'invited'])).toEqual(['1', '3']);
       expect(await inStatus(['active'])).toEqual(['0', '2']);
@@ -142,9 +170,26 @@ describe.each(STORE_KINDS)('store contract: records (platform tables) (%s)', (ki
       for (const r of rows) await store.records.insert('coupons', r);
       const codes = rows.map((r) => r.code);
       expect(await store.records.count('coupons', [['code', 'in', codes]])).toBe(3);
-      expect(await store.records.count('coupons', [['code', 'in', codes], ['active', '=', 1]])).toBe(1);
-      expect(await store.records.count('coupons', [['code', 'in', codes], ['percent_off', '>=', 10]])).toBe(2);
-      const selected = await store.records.select('coupons', ['code', 'percent_off'], [['code', 'in', codes], ['percent_off', '<', 20]]);
+      expect(
+        await store.records.count('coupons', [
+          ['code', 'in', codes],
+          ['active', '=', 1],
+        ]),
+      ).toBe(1);
+      expect(
+        await store.records.count('coupons', [
+          ['code', 'in', codes],
+          ['percent_off', '>=', 10],
+        ]),
+      ).toBe(2);
+      const selected = await store.records.select(
+        'coupons',
+        ['code', 'percent_off'],
+        [
+          ['code', 'in', codes],
+          ['percent_off', '<', 20],
+        ],
+      );
       expect(selected.map((r) => ({ ...r })).sort((a, b) => String(a.code).localeCompare(String(b.code)))).toEqual([
         { code: `${batch}-0`, percent_off: 0 },
         { code: `${batch}-1`, percent_off: 10 },
@@ -158,7 +203,18 @@ describe.each(STORE_KINDS)('store contract: records (platform tables) (%s)', (ki
         await s.migrate();
         await s.records.insert('coupons', coupon());
         await s.records.insert('pages', { id: id('pag_'), created_at: T0, updated_at: T0, title: 'T', slug: id('s-'), body: '', status: 'draft' });
-        await s.records.insert('posts', { id: id('pst_'), created_at: T0, updated_at: T0, title: 'T', slug: id('s-'), excerpt: null, body: '', author_name: null, published_at: null, status: 'draft' });
+        await s.records.insert('posts', {
+          id: id('pst_'),
+          created_at: T0,
+          updated_at: T0,
+          title: 'T',
+          slug: id('s-'),
+          excerpt: null,
+          body: '',
+          author_name: null,
+          published_at: null,
+          status: 'draft',
+        });
         await s.records.clear(['coupons', 'pages']);
         expect(await s.records.count('coupons', [])).toBe(0);
         expect(await s.records.count('pages', [])).toBe(0);

@@ -54,10 +54,7 @@ describe.each(STORE_KINDS)('store contract: tokens (%s)', (kind) => {
     it('rotate: a live refresh token is marked rotated and its successors are inserted', async () => {
       const old = newToken(client.id, user.id);
       await store.tokens.insert([old]);
-      const successors = [
-        newToken(client.id, user.id, { kind: 'access', familyId: old.familyId, salt: null }),
-        newToken(client.id, user.id, { familyId: old.familyId }),
-      ];
+      const successors = [newToken(client.id, user.id, { kind: 'access', familyId: old.familyId, salt: null }), newToken(client.id, user.id, { familyId: old.familyId })];
       const result = await store.tokens.rotate(old.hash, () => T0 + 100, successors);
       expect(result.status).toBe('rotated');
       if (result.status !== 'rotated') throw new Error('unreachable');
@@ -173,11 +170,7 @@ describe.each(STORE_KINDS)('store contract: tokens (%s)', (kind) => {
 
     it('revokeFamily revokes every live token of the family, returns how many, and spares other families', async () => {
       const familyId = randomUUID();
-      const members = [
-        newToken(client.id, user.id, { familyId, kind: 'access', salt: null }),
-        newToken(client.id, user.id, { familyId, rotatedAt: T0 }),
-        newToken(client.id, user.id, { familyId }),
-      ];
+      const members = [newToken(client.id, user.id, { familyId, kind: 'access', salt: null }), newToken(client.id, user.id, { familyId, rotatedAt: T0 }), newToken(client.id, user.id, { familyId })];
       const alreadyRevoked = newToken(client.id, user.id, { familyId, revokedAt: T0 - 1 });
       const stranger = newToken(client.id, user.id);
       await store.tokens.insert([...members, alreadyRevoked, stranger]);
@@ -231,9 +224,7 @@ describe.each(STORE_KINDS)('store contract: tokens (%s)', (kind) => {
       const far = PAST + 10_000_000;
       const expired = Array.from({ length: 450 }, () => newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: PAST - 10 }));
       const revoked = Array.from({ length: 330 }, () => newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: far, revokedAt: PAST - 10 }));
-      const live = Array.from({ length: 40 }, (_, i) =>
-        newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: far, revokedAt: i % 2 ? PAST + 5 : null }),
-      );
+      const live = Array.from({ length: 40 }, (_, i) => newToken(client.id, user.id, { createdAt: PAST - 100, expiresAt: far, revokedAt: i % 2 ? PAST + 5 : null }));
       await store.tokens.insert([...expired, ...revoked, ...live]);
       expect(await store.tokens.purgeExpired(PAST)).toBe(expired.length + revoked.length);
       for (const t of live) expect(await store.tokens.find(t.hash)).toEqual(t);
