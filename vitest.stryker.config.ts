@@ -7,7 +7,7 @@ import base from './vitest.config.ts';
  * (test/build), the bench's request scripts (test/bench), many-instance and
  * rate-limit scaling (test/scale), the CLI's child processes (test/cli),
  * store internals (test/store), settings and generated documents
- * (test/config, test/discovery), and log plumbing (test/http). They kill no
+ * (test/config, test/discovery), and log plumbing (test/http, but for request validation). They kill no
  * mutant of the core and would multiply the run's length. The Inspector CLI
  * and mcp-remote tests are left out too: they run those clients as child
  * processes from node_modules, which Stryker's sandbox does not provide, and
@@ -29,6 +29,8 @@ export default defineConfig({
       'test/e2e/**/*.test.ts',
       // The outbound address check and its lookup bound are in the core.
       'test/util/**/*.test.ts',
+      // Request validation is in the core.
+      'test/http/validators.test.ts',
     ],
     exclude: [...(base.test?.exclude ?? ['**/node_modules/**']), 'test/platform/demo-seed.test.ts', 'test/e2e/browser-*.test.ts', 'test/mcp/mcp-inspector-cli.test.ts', 'test/mcp/mcp-remote.test.ts'],
     isolate: false,

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { columnType, columnValueProblem, recordToRow, rowToRecord, type Fields } from '../../src/platform/fields.ts';
-import { fieldInput, recordSchema } from '../../src/platform/field-schemas.ts';
+import { fieldInput, recordSchema, recordSummarySchema } from '../../src/platform/field-schemas.ts';
 import { jsonSchemaOf } from '../../src/http/routes/route-docs.ts';
 
 const TIMES = { created_at: 0, updated_at: 86_400_000 };
@@ -107,6 +107,30 @@ describe('schemas of fields declared without their details', () => {
         data: { description: 'Data' },
         list: { description: 'List', anyOf: [{ type: 'array', maxItems: 2 }, { type: 'null' }] },
       },
+    });
+  });
+});
+
+describe('field values as a body gives them', () => {
+  it('takes a time with a zone, Z or an offset, and refuses one without', () => {
+    const when = fieldInput({ type: 'datetime', description: 'When', required: true });
+    expect(when.safeParse('2026-12-01T18:00:00Z').success).toBe(true);
+    expect(when.safeParse('2026-12-01T19:00:00+01:00').success).toBe(true);
+    expect(when.safeParse('2026-12-01T18:00:00').success).toBe(false);
+  });
+
+  it('takes http and https URLs and no other scheme, whatever it ends or starts with', () => {
+    const url = fieldInput({ type: 'url', description: 'Link', required: true });
+    expect(['https://example.com/a', 'http://example.com/a'].map((v) => url.safeParse(v).success)).toEqual([true, true]);
+    expect(['ftp://example.com/a', 'xhttps://example.com/a', 'httpsx://example.com/a', 'example.com'].map((v) => url.safeParse(v).success)).toEqual([false, false, false, false]);
+  });
+
+  it('summarises a record by its id and the fields named, as answers show them', () => {
+    const fields: Fields = { title: { type: 'string', description: 'Title', required: true }, note: { type: 'text', description: 'Note' } };
+    expect(jsonSchemaOf(recordSummarySchema(fields, ['title']))).toEqual({
+      type: 'object',
+      properties: { id: { type: 'string', description: 'Identifier' }, title: { type: 'string', minLength: 1, maxLength: 200, description: 'Title' } },
+      required: ['id', 'title'],
     });
   });
 });

@@ -22,7 +22,10 @@ const PARTS: Record<string, { root: string; what: string }> = {
  */
 export function setRequestValidation(app: FastifyInstance): void {
   app.setValidatorCompiler<z.ZodType>(({ schema, httpPart }) => {
-    const { root, what } = PARTS[httpPart ?? 'body'] ?? PARTS.body!;
+    const part = PARTS[String(httpPart)];
+    // Fastify names one of the four parts; anything else is a change of Fastify's to notice at start.
+    if (!part) throw new Error(`No request part named ${String(httpPart)}`);
+    const { root, what } = part;
     return (data) => {
       // The issues keep the input so that a missing value is told from a wrong one; it goes nowhere else.
       const parsed = schema.safeParse(data, { reportInput: true });
