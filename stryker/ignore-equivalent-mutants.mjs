@@ -1,6 +1,8 @@
 // A Stryker ignorer: no mutants where a change cannot be seen from outside
 // (an equivalent mutant), as listed in stryker/equivalent-mutants.json: the
-// file, the line's code as written, the mutators it is kept from, and why.
+// file, the line's code as written, the mutators it is kept from, and why;
+// where the line holds more than one node those mutators change, `node` is
+// the one meant, as written.
 // A listed line that no longer exists as written, or exists twice, stops the
 // run, so the list cannot silently outlive the code it describes.
 import { readFileSync } from 'node:fs';
@@ -53,6 +55,8 @@ export const strykerPlugins = [
       if (!file?.opts?.filename || line === undefined) return undefined;
       const entry = linesOf(file.opts.filename, file.code).get(line);
       if (!entry) return undefined;
+      // Where the line holds several such nodes, `node` names the one meant, as written.
+      if (entry.node !== undefined && file.code.slice(path.node.start, path.node.end) !== entry.node) return undefined;
       return entry.mutators.some((m) => MUTATED_BY[m]?.(path)) ? entry.why : undefined;
     },
   }),
