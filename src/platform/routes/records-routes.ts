@@ -32,7 +32,7 @@ function listQuerySchema(area: AreaDef) {
 }
 
 /** The path of one record. */
-export const idParams = z.object({ id: z.string().max(100) });
+const idParams = z.object({ id: z.string().max(100) });
 
 function viewOf(area: AreaDef, request: FastifyRequest) {
   const view = viewFor(area, request.caller);
