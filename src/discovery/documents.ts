@@ -45,8 +45,10 @@ export function authDocument(app: FastifyInstance, deps: Deps): () => string {
 export function registerDocumentRoutes(app: FastifyInstance, deps: Deps): void {
   const records = new RecordService(deps);
   const auth = authDocument(app, deps);
-  // Rendered once at start: a template that names something the view lacks stops the server here, not on a reader's request.
-  app.addHook('onReady', async () => void auth());
+  // Rendered once at start: a template that names something the view lacks stops the server here, not on a reader's
+  // request. The check needs the template and the view, not the OpenAPI document the methods are read from: building
+  // that at every start would cost each instance (and each test server) the conversion of every route's schema.
+  app.addHook('onReady', async () => void authMarkdown(deps.config, () => []));
 
   declarePublicRoute(
     app,
