@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PAGE_SIZE } from '../page-size.ts';
 import { eventArea, WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './events.ts';
 
 /** A receiver's URL at most this long. */
@@ -64,6 +65,6 @@ export type DeliveryView = z.infer<typeof DELIVERY>;
 export const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().optional() });
 
 export const PAGE_QUERY = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Page size'),
+  limit: z.coerce.number().int().min(PAGE_SIZE.min).max(PAGE_SIZE.max).default(PAGE_SIZE.records).describe('Page size'),
   cursor: z.string().max(500).optional().describe('next_cursor of the previous page'),
 });

@@ -9,6 +9,7 @@ import { insufficientScope } from '../../resource/guard.ts';
 import type { ResourceName } from '../../resource/protected-resources.ts';
 import { eventArea, eventReadScopes, isWebhookEventType, WEBHOOK_EVENT_TYPES } from './events.ts';
 import type { DeliveryView, SubscriptionInput, SubscriptionPatch, SubscriptionView } from './schemas.ts';
+import { clampPageSize, PAGE_SIZE } from '../page-size.ts';
 
 /**
  * Who writes a subscription: the scopes of the token, and the protected
@@ -166,8 +167,8 @@ export class WebhookService {
     return { ...subscriptionView(subscription), secret };
   }
 
-  async list(limit = 20, cursor?: string): Promise<{ data: SubscriptionView[]; next_cursor?: string }> {
-    const page = await this.deps.store.webhooks.list(Math.min(Math.max(limit, 1), 100), cursor ? decodeCursor(cursor) : undefined);
+  async list(limit: number = PAGE_SIZE.records, cursor?: string): Promise<{ data: SubscriptionView[]; next_cursor?: string }> {
+    const page = await this.deps.store.webhooks.list(clampPageSize(limit), cursor ? decodeCursor(cursor) : undefined);
     return { data: page.rows.map(subscriptionView), ...(page.next ? { next_cursor: encodeCursor(page.next) } : {}) };
   }
 
@@ -201,9 +202,9 @@ export class WebhookService {
     if (id.length > 100 || !(await this.deps.store.webhooks.delete(id))) throw notFound(id);
   }
 
-  async deliveries(id: string, limit = 20, cursor?: string): Promise<{ data: DeliveryView[]; next_cursor?: string }> {
+  async deliveries(id: string, limit: number = PAGE_SIZE.records, cursor?: string): Promise<{ data: DeliveryView[]; next_cursor?: string }> {
     await this.find(id);
-    const page = await this.deps.store.webhooks.listDeliveries(id, Math.min(Math.max(limit, 1), 100), cursor ? decodeCursor(cursor) : undefined);
+    const page = await this.deps.store.webhooks.listDeliveries(id, clampPageSize(limit), cursor ? decodeCursor(cursor) : undefined);
     return { data: page.rows.map(deliveryView), ...(page.next ? { next_cursor: encodeCursor(page.next) } : {}) };
   }
 
