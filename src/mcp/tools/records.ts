@@ -7,7 +7,7 @@ import type { FieldDef } from '../../platform/fields.ts';
 import { viewFor } from '../../platform/records.ts';
 import { checkArguments } from '../arguments.ts';
 import { didYouMean } from '../../http/requests/input-issues.ts';
-import { fieldInput } from '../../platform/field-schemas.ts';
+import { createSchema } from '../../platform/field-schemas.ts';
 import { bulletList } from '../format.ts';
 import { learnerRule } from '../learner-data.ts';
 import { TOOLSETS } from '../toolsets.ts';
@@ -94,13 +94,9 @@ export function checkValues(area: AreaDef, values: unknown, mode: 'create' | 'up
   const key = `${area.name}:${mode}:${setByTool.join(',')}`;
   let schema = valueSchemas.get(key);
   if (!schema) {
-    const shape: Record<string, z.ZodType> = {};
-    for (const [name, f] of Object.entries(area.fields)) {
-      if (f.readOnly || setByTool.includes(name)) continue;
-      const field = fieldInput(f);
-      shape[name] = mode === 'update' || !f.required ? field.optional() : field;
-    }
-    valueSchemas.set(key, (schema = z.strictObject(shape)));
+    // The REST create body, every field optional for an update, without the fields the tool sets itself.
+    const body = mode === 'update' ? createSchema(area.fields).partial() : createSchema(area.fields);
+    valueSchemas.set(key, (schema = z.strictObject(Object.fromEntries(Object.entries(body.shape).filter(([name]) => !setByTool.includes(name))))));
   }
   const checked = checkArguments(schema, values, `${area.label} field`) as Record<string, unknown>;
   // Arguments left out are absent, not undefined: a write sees only what was given.
