@@ -35,6 +35,18 @@ export function kyselyPasswordFailureStore(db: Kysely<Database>, maintenance: Ky
     async clear(key) {
       await db.deleteFrom('password_failures').where('hash', '=', key).execute();
     },
+    async forgive(key, blockedUntil) {
+      await db
+        .updateTable('password_failures')
+        .set((eb) => ({
+          failures: eb('failures', '-', 1),
+          // The wait this check started, if it is still the latest one; a later claim's wait stays.
+          blocked_until: eb.case().when('blocked_until', '=', blockedUntil).then(0).else(eb.ref('blocked_until')).end(),
+        }))
+        .where('hash', '=', key)
+        .where('failures', '>', 0)
+        .execute();
+    },
     async purgeExpired(before) {
       return purgeBefore(maintenance, 'password_failures', 'expires_at', before);
     },

@@ -10,7 +10,9 @@ export interface PasswordCheckClaim {
 
 /**
  * Failed password checks, keyed by a hash of the account's normalized email
- * (for emails without an account too). Shared by every instance on the store.
+ * (for emails without an account too), and wrong user codes on the device
+ * page, keyed by a hash of the account or the address. Shared by every
+ * instance on the store.
  */
 export interface PasswordFailureStore {
   /**
@@ -25,6 +27,15 @@ export interface PasswordFailureStore {
   claim(key: string, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<PasswordCheckClaim>;
   /** Forgets the key's failures (a correct password). */
   clear(key: string): Promise<void>;
+  /**
+   * Contract: gives back one allowed claim that turned out right, for keys
+   * where only wrong answers count (user codes: src/users/device-code-throttle.ts):
+   * the count drops by one (never below zero), and the wait that claim started
+   * (`blockedUntil` as the claim returned it) is lifted unless a later claim
+   * has set another. Unlike clear(), a right answer cannot wipe out the wrong
+   * ones counted before it.
+   */
+  forgive(key: string, blockedUntil: number): Promise<void>;
   /** Deletes counts that expired before `before`; returns how many. */
   purgeExpired(before: number): Promise<number>;
 }

@@ -44,6 +44,33 @@ describe.each(STORE_KINDS)('store contract: password failures (%s)', (kind) => {
       await expect(store.passwordFailures.clear(hash())).resolves.toBeUndefined();
     });
 
+    it('forgive gives back one claim of one key, never below zero, and lifts the wait that claim started', async () => {
+      const forgive = (key: string, claimed: { blockedUntil: number }) => store.passwordFailures.forgive(key, claimed.blockedUntil);
+      const [a, b] = [hash(), hash()];
+      await claim(a, T0);
+      const second = await claim(a, T0);
+      await claim(b, T0);
+      await forgive(a, second);
+      // One of the two was given back: the next claim is the second again, not the third.
+      expect(await claim(a, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
+      expect(await claim(b, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
+      const c = hash();
+      const only = await claim(c, T0);
+      await forgive(c, only);
+      await forgive(c, only);
+      expect(await claim(c, T0)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 });
+      // The third claim starts a wait; forgiving it lowers the count and lifts its wait.
+      await claim(c, T0);
+      const third = await claim(c, T0);
+      expect(third).toEqual({ allowed: true, failures: 3, blockedUntil: T0 + 1000 });
+      await forgive(c, third);
+      expect(await claim(c, T0 + 10)).toEqual({ allowed: true, failures: 3, blockedUntil: T0 + 1010 });
+      // A wait another claim set is not lifted by forgiving an older one.
+      await forgive(c, third);
+      expect(await claim(c, T0 + 20)).toEqual({ allowed: false, failures: 2, blockedUntil: T0 + 1010 });
+      await expect(store.passwordFailures.forgive(hash(), T0)).resolves.toBeUndefined();
+    });
+
     it('of many racing claims of one key, exactly as many as reach the wait are allowed', async () => {
       const key = hash();
       const claims = await Promise.all(Array.from({ length: 8 }, () => claim(key, T0)));
