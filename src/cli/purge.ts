@@ -6,6 +6,8 @@ const EXPIRED_KEPT_MS = 24 * 3600 * 1000;
 
 export interface PurgeCounts {
   codes: number;
+  /** Device authorizations (RFC 8628), a day after they expired. */
+  deviceAuthorizations: number;
   tokens: number;
   sessions: number;
   /** Failure counts of password checks that are forgotten (see sign-in-throttle.ts). */
@@ -27,6 +29,7 @@ export interface PurgeCounts {
 export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl' | 'webhooks'>, now: number): Promise<PurgeCounts> {
   const before = now - EXPIRED_KEPT_MS;
   const codes = await store.codes.purgeExpired(before);
+  const deviceAuthorizations = await store.deviceAuthorizations.purgeExpired(before);
   const tokens = await store.tokens.purgeExpired(before);
   const sessions = await store.sessions.purgeExpired(before);
   // A forgotten failure count holds nothing: it goes at once, so guesses at made-up emails leave few rows.
@@ -35,5 +38,5 @@ export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClient
   // Each row carries its own end of retention (IDEMPOTENCY_KEY_RETENTION_SECONDS from its request).
   const idempotencyKeys = await store.idempotencyKeys.purgeExpired(now);
   const webhookDeliveries = await store.webhooks.purgeFinished(now - config.webhooks.logDays * 86_400_000);
-  return { codes, tokens, sessions, passwordFailures, clients, idempotencyKeys, webhookDeliveries };
+  return { codes, deviceAuthorizations, tokens, sessions, passwordFailures, clients, idempotencyKeys, webhookDeliveries };
 }

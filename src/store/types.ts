@@ -10,6 +10,7 @@
 import type { UserStore } from './repositories/users.ts';
 import type { ClientStore } from './repositories/clients.ts';
 import type { CodeStore } from './repositories/codes.ts';
+import type { DeviceAuthorizationStore } from './repositories/device-authorizations.ts';
 import type { TokenStore } from './repositories/tokens.ts';
 import type { SessionStore } from './repositories/sessions.ts';
 import type { PasswordFailureStore } from './repositories/password-failures.ts';
@@ -24,6 +25,7 @@ import type { IdempotencyKeyStore } from './repositories/idempotency-keys.ts';
 export type * from './repositories/users.ts';
 export type * from './repositories/clients.ts';
 export type * from './repositories/codes.ts';
+export type * from './repositories/device-authorizations.ts';
 export type * from './repositories/tokens.ts';
 export type * from './repositories/sessions.ts';
 export type * from './repositories/password-failures.ts';
@@ -40,6 +42,7 @@ export interface Store {
   users: UserStore;
   clients: ClientStore;
   codes: CodeStore;
+  deviceAuthorizations: DeviceAuthorizationStore;
   tokens: TokenStore;
   sessions: SessionStore;
   passwordFailures: PasswordFailureStore;

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { openStore } from '../../src/store/kysely/open.ts';
-import type { AuthorizationCode, Client, Store, Token, User } from '../../src/store/types.ts';
+import type { AuthorizationCode, Client, DeviceAuthorization, Store, Token, User } from '../../src/store/types.ts';
 import { databaseConfig, freshDatabaseUrl, type StoreKind } from './stores.ts';
 
 /** Epoch-ms times well above 2^32, so a bigint column that comes back as a string or is truncated shows. */
@@ -63,6 +63,25 @@ export function newCode(clientId: string, userId: string, over: Partial<Authoriz
     authTime: T0 - 5_000,
     familyId: randomUUID(),
     expiresAt: T0 + 60_000,
+    createdAt: T0,
+    ...over,
+  };
+}
+
+export function newDeviceAuthorization(clientId: string, over: Partial<DeviceAuthorization> = {}): DeviceAuthorization {
+  return {
+    hash: hash(),
+    userCodeHash: hash(),
+    clientId,
+    scope: 'openid courses:read',
+    resource: null,
+    status: 'pending',
+    userId: null,
+    authTime: null,
+    familyId: randomUUID(),
+    interval: 5,
+    lastPolledAt: null,
+    expiresAt: T0 + 600_000,
     createdAt: T0,
     ...over,
   };

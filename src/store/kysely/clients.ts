@@ -104,6 +104,7 @@ export function kyselyClientStore(db: Kysely<Database>, lookups: KeyLookup, kind
         // Explicit, so the contract holds even where foreign keys are not enforced.
         await trx.deleteFrom('tokens').where('client_id', '=', id).execute();
         await trx.deleteFrom('authorization_codes').where('client_id', '=', id).execute();
+        await trx.deleteFrom('device_authorizations').where('client_id', '=', id).execute();
         await trx.deleteFrom('grants').where('client_id', '=', id).execute();
         const r = await trx.deleteFrom('clients').where('id', '=', id).executeTakeFirst();
         return Number(r.numDeletedRows) > 0;

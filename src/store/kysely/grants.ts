@@ -32,6 +32,8 @@ export function kyselyGrantStore(db: Kysely<Database>): GrantStore {
         // A code dies with the consent it came from: deleted in the same transaction, a code is
         // either consumed before (its tokens then fall to revokeForGrant) or gone after, on every instance.
         await trx.deleteFrom('authorization_codes').where('user_id', '=', userId).where('client_id', '=', clientId).execute();
+        // So does a device authorization the person approved and the device has not redeemed yet.
+        await trx.deleteFrom('device_authorizations').where('client_id', '=', clientId).where('user_id', '=', userId).execute();
         const r = await trx.deleteFrom('grants').where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
         return Number(r.numDeletedRows) > 0;
       });

@@ -5,6 +5,7 @@ import { migrationProvider } from '../migrations/index.ts';
 import type { Store } from '../types.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
+import { kyselyDeviceAuthorizationStore } from './device-authorizations.ts';
 import { kyselyGrantStore } from './grants.ts';
 import { kyselyIdempotencyKeyStore } from './idempotency-keys.ts';
 import { executorLookups, type KeyLookup } from './key-lookup.ts';
@@ -89,6 +90,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     users: kyselyUserStore(db, lookups),
     clients: kyselyClientStore(db, lookups, database.kind, maintenance),
     codes: kyselyCodeStore(db, maintenance),
+    deviceAuthorizations: kyselyDeviceAuthorizationStore(db, maintenance),
     tokens: kyselyTokenStore(db, lookups, maintenance),
     sessions: kyselySessionStore(db, maintenance),
     passwordFailures: kyselyPasswordFailureStore(db, maintenance),

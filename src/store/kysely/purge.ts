@@ -50,7 +50,7 @@ export async function inBatches(step: (limit: number) => Promise<number>): Promi
  */
 export function purgeBefore(
   maintenance: Kysely<Database>,
-  table: 'authorization_codes' | 'tokens' | 'sessions' | 'password_failures' | 'idempotency_keys',
+  table: 'authorization_codes' | 'device_authorizations' | 'tokens' | 'sessions' | 'password_failures' | 'idempotency_keys',
   column: 'expires_at' | 'revoked_at',
   before: number,
 ): Promise<number> {

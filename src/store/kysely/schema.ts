@@ -38,6 +38,22 @@ export interface CodesTable {
   consumed_at: number | null;
 }
 
+export interface DeviceAuthorizationsTable {
+  hash: string;
+  user_code_hash: string;
+  client_id: string;
+  scope: string;
+  resource: string | null;
+  status: string;
+  user_id: string | null;
+  auth_time: number | null;
+  family_id: string;
+  poll_interval: number;
+  last_polled_at: number | null;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface TokensTable {
   hash: string;
   kind: string;
@@ -152,6 +168,7 @@ export interface Database {
   users: UsersTable;
   clients: ClientsTable;
   authorization_codes: CodesTable;
+  device_authorizations: DeviceAuthorizationsTable;
   tokens: TokensTable;
   sessions: SessionsTable;
   password_failures: PasswordFailuresTable;

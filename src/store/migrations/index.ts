@@ -10,6 +10,7 @@ import * as clientRegistration from './008-client-registration.ts';
 import * as lessonProgress from './010-lesson-progress.ts';
 import * as webhooks from './011-webhooks.ts';
 import * as idempotencyKeys from './012-idempotency-keys.ts';
+import * as deviceAuthorizations from './013-device-authorizations.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-lesson-progress': lessonProgress,
   '011-webhooks': webhooks,
   '012-idempotency-keys': idempotencyKeys,
+  '013-device-authorizations': deviceAuthorizations,
 };
 
 export const migrationProvider: MigrationProvider = {

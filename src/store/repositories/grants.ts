@@ -14,8 +14,8 @@ export interface GrantStore {
   listForUser(userId: string): Promise<Grant[]>;
   /**
    * Contract: deletes the grant and, in the same transaction, every authorization
-   * code of that user at that client, so no code outlives the consent it came
-   * from; false if there was no grant. The caller revokes the tokens after.
+   * code and device authorization of that user at that client, so neither
+   * outlives the consent it came from; false if there was no grant. The caller revokes the tokens after.
    */
   delete(userId: string, clientId: string): Promise<boolean>;
 }
