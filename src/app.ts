@@ -22,6 +22,7 @@ import { registerIntrospectionRoute } from './oauth/introspection.ts';
 import { registerRevocationRoute } from './oauth/revocation.ts';
 import { registerUserinfoRoute } from './oidc/userinfo.ts';
 import { registerTokenRoute } from './oauth/token-endpoint/route.ts';
+import { registerDeviceAuthorizationRoute } from './oauth/device/authorization-route.ts';
 import { openApiOptions } from './discovery/openapi.ts';
 import { authDocument, registerDocumentRoutes } from './discovery/documents.ts';
 import { DOCUMENT_PATHS } from './discovery/paths.ts';
@@ -112,6 +113,7 @@ export async function buildApp(deps: Deps, ops: Operations = { readiness: new Re
   registerInteraction(app, deps);
   registerConnectedApps(app, deps);
   registerTokenRoute(app, deps);
+  registerDeviceAuthorizationRoute(app, deps);
   registerRevocationRoute(app, deps);
   registerIntrospectionRoute(app, deps);
   registerUserinfoRoute(app, deps);

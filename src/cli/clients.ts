@@ -3,8 +3,9 @@ import { MetadataRefusal, normaliseClientMetadata } from '../oauth/clients/clien
 import { newClientId, newSecret, PREFIX, sha256 } from '../oauth/issued-tokens/secrets.ts';
 import type { Client, ClientMetadata, Store } from '../store/types.ts';
 import { parseFlags, UsageError } from './args.ts';
+import { DEVICE_CODE_GRANT } from '../util/authorization-server.ts';
 
-const USAGE = 'usage: lyceum clients add --name N --redirect-uri URI [--redirect-uri URI ...] [--confidential] [--scope S] | list | show CLIENT_ID | delete CLIENT_ID';
+const USAGE = 'usage: lyceum clients add --name N [--redirect-uri URI ...] [--device] [--confidential] [--scope S] | list | show CLIENT_ID | delete CLIENT_ID';
 
 /** The flag that sets each metadata field, for naming it in an error. */
 const FLAGS: Record<string, string> = { client_name: '--name', redirect_uris: '--redirect-uri', scope: '--scope' };
@@ -18,13 +19,15 @@ const registeredBy = (c: Client): string => c.registration ?? 'open';
 /**
  * `clients add`: a client the school vouches for. Its redirect URIs may be
  * https or a private-use scheme as well as loopback (operator-redirect-uri.ts);
- * with --confidential it gets a secret, returned here once and stored only as
- * its SHA-256.
+ * with --device it may also sign people in with the device grant (RFC 8628),
+ * and needs no redirect URI; with --confidential it gets a secret, returned
+ * here once and stored only as its SHA-256.
  */
 export async function addOperatorClient(store: Store, config: Pick<Config, 'loopbackHosts'>, args: string[]): Promise<{ client: Client; secret: string | undefined }> {
   const { values, positionals } = parseFlags(args, {
     name: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
+    device: { type: 'boolean' },
     confidential: { type: 'boolean' },
     scope: { type: 'string' },
   });
@@ -32,10 +35,11 @@ export async function addOperatorClient(store: Store, config: Pick<Config, 'loop
   const name = values.name?.trim();
   if (!name) throw new UsageError('clients add: --name is required (the consent page shows it)');
   const uris = values['redirect-uri'] ?? [];
-  if (uris.length === 0) throw new UsageError('clients add: at least one --redirect-uri is required');
+  if (uris.length === 0 && !values.device) throw new UsageError('clients add: at least one --redirect-uri is required, or --device for an app that signs in without a browser');
   const input = {
     client_name: name,
     redirect_uris: uris,
+    grant_types: [...(uris.length > 0 ? ['authorization_code'] : []), 'refresh_token', ...(values.device ? [DEVICE_CODE_GRANT] : [])],
     token_endpoint_auth_method: values.confidential ? 'client_secret_post' : 'none',
     scope: values.scope,
   };
@@ -61,7 +65,8 @@ async function addClient(store: Store, config: Pick<Config, 'loopbackHosts'>, ar
     console.log(`client_secret: ${secret}`);
     console.log('The secret is shown only this once: Lyceum keeps only its hash. Send it as client_secret in the token request body (client_secret_post).');
   }
-  console.log(`redirect_uris: ${m.redirect_uris.join(' ')}`);
+  if (m.redirect_uris.length > 0) console.log(`redirect_uris: ${m.redirect_uris.join(' ')}`);
+  console.log(`grant_types: ${m.grant_types.join(' ')}`);
   if (m.scope) console.log(`scope: ${m.scope}`);
 }
 

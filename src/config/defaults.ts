@@ -109,6 +109,12 @@ export const SETTINGS = [
     description: 'Sign-in form submissions accepted per client IP address per minute (0 disables the limit); more get a 429 page.',
   },
   {
+    name: 'RATE_LIMIT_DEVICE_PER_MINUTE',
+    default: '30',
+    parse: int({ min: 0, max: 100_000 }),
+    description: 'Device authorizations (RFC 8628) started per client IP address per minute (0 disables the limit); more get 429 too_many_requests.',
+  },
+  {
     name: 'RATE_LIMIT_MCP_PER_MINUTE',
     default: '600',
     parse: int({ min: 0, max: 100_000 }),

@@ -31,7 +31,7 @@ export interface Config {
    * the count is forgotten `forgetAfter` seconds after the last delay ends.
    */
   passwordFailures: { free: number; firstDelay: number; maxDelay: number; forgetAfter: number };
-  rateLimits: { registerPerMinute: number; signInPerMinute: number; mcpPerMinute: number; uploadPerMinute: number };
+  rateLimits: { registerPerMinute: number; signInPerMinute: number; devicePerMinute: number; mcpPerMinute: number; uploadPerMinute: number };
   /** Fetching client metadata documents (docs/configuration.md CIMD_*); allowHosts skip the address check. */
   clientDocuments: { allowHosts: ReadonlySet<string>; timeoutMs: number; maxBytes: number; fetchesPerHostPerMinute: number };
   /** Registered clients at most; registrations beyond get 429 (docs/configuration.md MAX_REGISTERED_CLIENTS). */
@@ -141,6 +141,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: {
       registerPerMinute: e.RATE_LIMIT_REGISTER_PER_MINUTE,
       signInPerMinute: e.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      devicePerMinute: e.RATE_LIMIT_DEVICE_PER_MINUTE,
       mcpPerMinute: e.RATE_LIMIT_MCP_PER_MINUTE,
       uploadPerMinute: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
     },

@@ -21,6 +21,8 @@ export function authorizationServerMetadata(issuer: string) {
     issuer,
     authorization_endpoint: url(ENDPOINTS.authorization),
     token_endpoint: url(ENDPOINTS.token),
+    // RFC 8628 §4: where the device grant starts.
+    device_authorization_endpoint: url(ENDPOINTS.deviceAuthorization),
     registration_endpoint: url(ENDPOINTS.registration),
     revocation_endpoint: url(ENDPOINTS.revocation),
     introspection_endpoint: url(ENDPOINTS.introspection),

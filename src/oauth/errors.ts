@@ -3,7 +3,7 @@ import { HTTP_ERROR_STATUS, HttpError, type HttpErrorCode } from '../http/errors
 /**
  * The authorization server's and the bearer guard's codes (RFC 6749 §4.1.2.1 and
  * §5.2, RFC 6750 §3.1, RFC 7591 §3.2.2, RFC 8707, OIDC Core §3.1.2.6) on top of
- * the shared ones. Each carries the HTTP status it maps to;
+ * the shared ones, and the device grant's (RFC 8628 §3.5). Each carries the HTTP status it maps to;
  * src/http/errors/error-handler.ts is the one place that turns them into responses.
  */
 export type OAuthErrorCode =
@@ -22,7 +22,10 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'invalid_token'
-  | 'insufficient_scope';
+  | 'insufficient_scope'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'expired_token';
 
 export const OAUTH_ERROR_STATUS: Record<OAuthErrorCode, number> = {
   ...HTTP_ERROR_STATUS,
@@ -42,6 +45,10 @@ export const OAUTH_ERROR_STATUS: Record<OAuthErrorCode, number> = {
   invalid_client_metadata: 400,
   invalid_token: 401,
   insufficient_scope: 403,
+  // RFC 8628 §3.5: these "are returned using the same format as defined in Section 5.2 of [RFC6749]", which answers 400.
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
 };
 
 export class OAuthError extends HttpError<OAuthErrorCode> {

@@ -1,7 +1,7 @@
 import type { FastifySchema } from 'fastify';
 import { z } from 'zod';
 import { describeRoute, documented, errorResponses, stringParams } from '../http/routes/route-docs.ts';
-import { AUTHORIZATION_SERVER as AS, orList } from '../util/authorization-server.ts';
+import { AUTHORIZATION_SERVER as AS, DEVICE_CODE_GRANT, orList } from '../util/authorization-server.ts';
 
 /**
  * OpenAPI descriptions of the OAuth routes. Request parts
@@ -36,21 +36,21 @@ const metadataFields = (loopbackHosts: readonly string[]) => ({
   client_name: z.string().max(LIMITS.metadataString).optional().describe('Name shown to the user on the consent page'),
   redirect_uris: z
     .array(z.string())
-    .min(1)
     .max(LIMITS.redirectUris)
+    .optional()
     .describe(
-      `Loopback redirect URIs: http with host ${orList(loopbackHosts)}, e.g. http://${loopbackHosts[0]}:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.`,
+      `Loopback redirect URIs: http with host ${orList(loopbackHosts)}, e.g. http://${loopbackHosts[0]}:8765/callback. The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri. Required with the authorization_code grant; a client of the device grant alone needs none.`,
     ),
   token_endpoint_auth_method: z.enum(AS.clientAuthMethods).default(AS.clientAuthMethods[0]).describe('none for public clients; client_secret_post gets a client_secret'),
   application_type: z.enum(AS.applicationTypes).default(AS.applicationTypes[0]).describe('native for CLI tools, desktop apps and local agents'),
   grant_types: z
     .array(z.enum(AS.grantTypes))
-    .default([...AS.grantTypes])
-    .describe(`Must include ${AS.requiredGrantType}; without refresh_token no refresh token is issued`),
+    .default([...AS.defaultGrantTypes])
+    .describe(`Must include ${orList(AS.signInGrantTypes)}; without refresh_token no refresh token is issued`),
   response_types: z
     .array(z.enum(AS.responseTypes))
     .default([...AS.responseTypes])
-    .describe(`Only ${orList(AS.responseTypes)}`),
+    .describe(`${orList(AS.responseTypes)} with the authorization_code grant; [] without it (the device grant has no response type)`),
   scope: z.string().optional().describe('Space-separated scopes used when an authorization request has no scope; unknown ones are dropped. Not a limit.'),
   client_uri: z.url().optional().describe('Home page of the client'),
   logo_uri: z.url().optional().describe('Logo of the client'),
@@ -135,7 +135,7 @@ const TOKEN_RESPONSE = documented(
     expires_in: z.int().describe('Seconds until the access token expires'),
     refresh_token: z.string().optional().describe('Present when the client registered the refresh_token grant; rotates on every use'),
     scope: z.string().describe('The scopes granted: requested ∩ the user’s role'),
-    id_token: z.string().optional().describe('OpenID Connect ID token (JWT), on the authorization_code grant when openid was granted'),
+    id_token: z.string().optional().describe('OpenID Connect ID token (JWT), on the authorization_code and device_code grants when openid was granted'),
   }),
   'Tokens (RFC 6749 §5.1)',
   noStore,
@@ -146,12 +146,12 @@ export const TOKEN_SCHEMA = describeRoute(
     tags: ['oauth'],
     summary: 'Token endpoint',
     description:
-      'Exchanges an authorization code (with its code_verifier) or a refresh token for tokens. Form body only. Refresh tokens rotate on every use; a replay inside the grace window returns the same successor, a later one revokes the family.',
+      'Exchanges an authorization code (with its code_verifier), a device code (RFC 8628 §3.4) or a refresh token for tokens. Form body only. Refresh tokens rotate on every use; a replay inside the grace window returns the same successor, a later one revokes the family.',
     consumes: FORM,
     response: {
       200: TOKEN_RESPONSE,
       ...errorResponses({
-        400: 'invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type',
+        400: 'invalid_request, invalid_grant, invalid_scope, invalid_target, unauthorized_client or unsupported_grant_type; for the device_code grant also authorization_pending, slow_down, access_denied or expired_token (RFC 8628 §3.5)',
         ...CLIENT_AUTH_ERRORS,
       }),
     },
@@ -160,6 +160,7 @@ export const TOKEN_SCHEMA = describeRoute(
     body: stringParams(
       {
         grant_type: orList(AS.grantTypes),
+        device_code: `${DEVICE_CODE_GRANT}: the device_code from the device authorization response`,
         code: 'authorization_code: the code from the redirect',
         redirect_uri: 'authorization_code: exactly the redirect_uri of the authorization request, port included',
         code_verifier: 'authorization_code: the PKCE verifier, 43 to 128 characters',
@@ -171,6 +172,56 @@ export const TOKEN_SCHEMA = describeRoute(
       ['grant_type', 'client_id'],
     ),
   },
+);
+
+export const DEVICE_AUTHORIZATION_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Device authorization endpoint',
+    description: `RFC 8628 §3.1: for a client without a browser (an SSH session, a container, a CI runner). The client shows user_code and verification_uri to the person, who approves on any device with a browser, then polls the token endpoint with grant_type ${DEVICE_CODE_GRANT} every interval seconds. Form body only; the client must have registered the grant.`,
+    consumes: FORM,
+    response: {
+      200: documented(
+        z.object({
+          device_code: z.string().describe('Secret the client polls the token endpoint with; never shown to the person'),
+          user_code: z
+            .string()
+            .describe(`What the person types: ${AS.deviceFlow.userCodeLength} letters of ${AS.deviceFlow.userCodeAlphabet} as two groups joined by a dash; case and dash do not matter`),
+          verification_uri: z.string().describe('The page where the person types the code'),
+          verification_uri_complete: z.string().describe('The same page with the code filled in, for a link or a QR code'),
+          expires_in: z.int().describe('Seconds the codes live'),
+          interval: z.int().describe('Seconds to wait between polls'),
+        }),
+        'Device authorization (RFC 8628 §3.2)',
+        noStore,
+      ),
+      ...errorResponses({ 400: 'invalid_request, invalid_scope, invalid_target or unauthorized_client (the client did not register the device grant)', ...CLIENT_AUTH_ERRORS }),
+    },
+  },
+  {
+    body: stringParams(
+      {
+        scope: 'Space-separated scopes; without it the scope registered by the client applies',
+        resource: 'RFC 8707 resource to bind the tokens to: the issuer (API) or {issuer}/mcp',
+        ...CLIENT_AUTH,
+      },
+      ['client_id'],
+    ),
+  },
+);
+
+export const DEVICE_PAGE_SCHEMA = describeRoute(
+  {
+    tags: ['oauth'],
+    summary: 'Device verification page',
+    description:
+      'RFC 8628 §3.3 verification_uri: open in a browser. The person signs in if needed, types the code the device shows (or checks the one the link filled in), and approves or denies on the consent page.',
+    response: {
+      200: html('The code form (after sign-in)'),
+      303: documented(z.null(), 'To the sign-in page, which comes back here', { location: z.string().describe('The sign-in page') }),
+    },
+  },
+  { querystring: stringParams({ user_code: 'The code to fill in: verification_uri_complete carries it' }) },
 );
 
 export const REVOCATION_SCHEMA = describeRoute(

@@ -12,9 +12,14 @@
  */
 export const AUTHORIZATION_SERVER = {
   /** RFC 7591 §2 grant_types; the token endpoint has one handler for each. */
-  grantTypes: ['authorization_code', 'refresh_token'],
-  /** The one grant every client must register: the code flow is the only way in. */
-  requiredGrantType: 'authorization_code',
+  grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+  /**
+   * The grants that sign a person in: every client registers at least one. The code flow
+   * needs redirect URIs; the device flow (RFC 8628) needs none.
+   */
+  signInGrantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
+  /** grant_types of a registration that names none: the code flow and refresh, as browser clients expect. */
+  defaultGrantTypes: ['authorization_code', 'refresh_token'],
   /** RFC 7591 §2 token_endpoint_auth_method; the first is the default. HTTP Basic is refused. */
   clientAuthMethods: ['none', 'client_secret_post'],
   /** RFC 6749 §3.1.1 response_type: the code flow only. */
@@ -65,10 +70,41 @@ export const AUTHORIZATION_SERVER = {
      */
     metadataDocumentCache: { min: 300, max: 86_400, failure: 60, entries: 1000 },
   },
+  /**
+   * The device authorization grant (RFC 8628), fixed numbers (docs/decisions.md
+   * says why each is what it is).
+   */
+  deviceFlow: {
+    /**
+     * RFC 8628 §6.1: the user code's characters, its own example of "base-20": twenty consonants.
+     * Without vowels no word can be spelt and there is no O or I; without digits, no 0 or 1 to mistake for them.
+     */
+    userCodeAlphabet: 'BCDFGHJKLMNPQRSTVWXZ',
+    /** Characters of a user code, shown as two groups of four joined by a dash. */
+    userCodeLength: 8,
+    /** Seconds a device code and its user code live (expires_in). */
+    expiresIn: 600,
+    /** RFC 8628 §3.2 interval: seconds a client waits between polls. */
+    interval: 5,
+    /** RFC 8628 §3.5 slow_down: "the interval MUST be increased by 5 seconds for this and all subsequent requests". */
+    slowDownStep: 5,
+    /**
+     * Wrong user codes typed on the verification page, counted per account and per client
+     * address: the `free`-th in a row starts a wait of `firstDelay` seconds, each further one
+     * doubles it up to `maxDelay`, and a count is forgotten `forgetAfter` seconds after its last
+     * wait. An address may be a whole school behind one gateway, so it is allowed more.
+     */
+    wrongCodes: {
+      perAccount: { free: 5, firstDelay: 30, maxDelay: 900, forgetAfter: 3600 },
+      perAddress: { free: 20, firstDelay: 30, maxDelay: 900, forgetAfter: 3600 },
+    },
+  },
 } as const;
 
 type Capabilities = typeof AUTHORIZATION_SERVER;
 export type GrantType = Capabilities['grantTypes'][number];
+/** RFC 8628 §3.4's grant_type. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' satisfies GrantType;
 export type ClientAuthMethod = Capabilities['clientAuthMethods'][number];
 export type ResponseType = Capabilities['responseTypes'][number];
 export type PkceMethod = Capabilities['pkceMethods'][number];

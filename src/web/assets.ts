@@ -10,7 +10,7 @@ main { max-width: 34rem; margin: 2rem auto; padding: 0 1.5rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 form { display: grid; gap: .75rem; margin: 1rem 0; }
 label { font-weight: 600; }
-input[type=email], input[type=password] { font: inherit; padding: .5rem; border: 1px solid #888; border-radius: .25rem; }
+input[type=email], input[type=password], input[type=text] { font: inherit; padding: .5rem; border: 1px solid #888; border-radius: .25rem; }
 button { font: inherit; padding: .5rem 1rem; border-radius: .25rem; border: 1px solid var(--accent); cursor: pointer; }
 button.primary { background: var(--accent); color: #fff; }
 button.secondary { background: transparent; color: inherit; }
@@ -25,6 +25,8 @@ li.app h2 { font-size: 1.15rem; margin: 0; }
 .notice { border-left: 4px solid var(--accent); padding: .25rem .75rem; }
 .warning { border-left: 4px solid var(--danger); padding: .25rem .75rem; }
 .document-host { font-size: 1.1em; }
+.user-code { font-family: ui-monospace, monospace; font-size: 1.25em; letter-spacing: .1em; }
+input.user-code { text-transform: uppercase; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 `;
 

@@ -84,6 +84,7 @@ const EXAMPLES: Record<string, Example> = {
     invalid: ['-1', '100001', 'lots', '1.5'],
   },
   RATE_LIMIT_SIGN_IN_PER_MINUTE: { valid: '5', read: (c) => c.rateLimits.signInPerMinute, expected: 5, invalid: ['-1', '100001', 'few'] },
+  RATE_LIMIT_DEVICE_PER_MINUTE: { valid: '9', read: (c) => c.rateLimits.devicePerMinute, expected: 9, invalid: ['-1', '100001', 'some'] },
   RATE_LIMIT_MCP_PER_MINUTE: { valid: '7', read: (c) => c.rateLimits.mcpPerMinute, expected: 7, invalid: ['-1', '100001', 'many'] },
   MCP_ALLOWED_ORIGINS: {
     valid: ' http://localhost:6274 , https://inspector.example',
@@ -189,6 +190,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   REGISTRATION_BODY_LIMIT: [1024, 1_048_576],
   RATE_LIMIT_REGISTER_PER_MINUTE: [0, 100_000],
   RATE_LIMIT_SIGN_IN_PER_MINUTE: [0, 100_000],
+  RATE_LIMIT_DEVICE_PER_MINUTE: [0, 100_000],
   RATE_LIMIT_MCP_PER_MINUTE: [0, 100_000],
   RATE_LIMIT_UPLOAD_PER_MINUTE: [0, 100_000],
   CIMD_FETCH_TIMEOUT_MS: [100, 30_000],

@@ -11,6 +11,8 @@ const EXPECTED: [method: string, path: string][] = [
   ['POST', '/api/oauth/register'],
   ['GET', '/oauth/authorize'],
   ['POST', '/api/oauth/token'],
+  ['POST', '/api/oauth/device_authorization'],
+  ['GET', '/oauth/device'],
   ['POST', '/api/oauth/revoke'],
   ['POST', '/api/oauth/introspect'],
   ['GET, POST', '/api/oauth/userinfo'],

@@ -17,7 +17,7 @@ const at = (value: unknown, ...keys: string[]): unknown => keys.reduce<unknown>(
 const SUPPORTED = {
   response_types_supported: ['code'],
   response_modes_supported: ['query'],
-  grant_types_supported: ['authorization_code', 'refresh_token'],
+  grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
   code_challenge_methods_supported: ['S256'],
   token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
   revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
@@ -30,7 +30,8 @@ const SUPPORTED = {
 
 const REDIRECT_URIS_PROSE =
   'Loopback redirect URIs: http with host 127.0.0.1 or [::1], e.g. http://127.0.0.1:8765/callback. ' +
-  'The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri.';
+  'The port may be left out: any port is accepted at authorization time. Other entries are dropped; none left is invalid_redirect_uri. ' +
+  'Required with the authorization_code grant; a client of the device grant alone needs none.';
 
 /** One value outside each list registration checks, and the error it gets (RFC 7591 §3.2.2). */
 const OUTSIDE: { field: string; value: unknown; error: string }[] = [
@@ -76,7 +77,7 @@ describe.each(STORE_KINDS)('what the authorization server says it supports (%s)'
       expect(field('token_endpoint_auth_method', 'default')).toBe('none');
       expect(field('application_type', 'enum')).toEqual(['native', 'web']);
       expect(field('application_type', 'default')).toBe('native');
-      expect(field('grant_types', 'items', 'enum')).toEqual(['authorization_code', 'refresh_token']);
+      expect(field('grant_types', 'items', 'enum')).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
       expect(field('grant_types', 'default')).toEqual(['authorization_code', 'refresh_token']);
       expect(field('response_types', 'items', 'enum')).toEqual(['code']);
       expect(field('id_token_signed_response_alg', 'enum')).toEqual(['RS256', 'ES256']);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { approveDevice, type DeviceStart } from '../helpers/device.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -246,7 +247,12 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
       const refused = section(md, 'Not supported')
         .split('\n')
         .find((l) => l.startsWith('- '));
-      expect(refused).toBe(`- Implicit, password, client credentials and device grants; only ${granted.map((g) => `\`${g}\``).join(' and ')}.`);
+      expect(refused).toBe(
+        `- Implicit, password and client credentials grants; only ${granted
+          .slice(0, -1)
+          .map((g) => `\`${g}\``)
+          .join(', ')} and \`${granted.at(-1)}\`.`,
+      );
       expect(md).not.toMatch(/\{\{|\bundefined\b|\[object Object\]/);
     });
 
@@ -278,6 +284,32 @@ describe.each(STORE_KINDS)('generated documents (%s)', (kind) => {
       expect(second).toMatch(/^revoke: 200$/m);
       expect(second).toMatch(/^after revocation: 401$/m);
     });
+  });
+
+  describe('/auth.md device flow', () => {
+    it.skipIf(!hasShellTools)(
+      'the device-flow blocks run as written: register, start, a person approves, the poll ends in tokens',
+      async () => {
+        const md = (await getDoc(server.issuer, '/auth.md')).text;
+        const device = section(md, 'Without a browser on this machine: the device flow');
+        const [settings] = [...md.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+        const blocks = [...device.matchAll(/```bash\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+        expect(blocks).toHaveLength(2);
+        const first = await bash(`${settings}\n${blocks[0]}\ndeclare -p DEVICE_CLIENT_ID DEVICE_CODE`);
+        const shown = /^Open (\S+) and enter ([A-Z]{4}-[A-Z]{4})$/m.exec(first);
+        expect(shown, first).not.toBeNull();
+        expect(shown![1]).toBe(`${server.issuer}/oauth/device`);
+        const variables = first.split('\n').filter((l) => l.startsWith('declare -- '));
+        expect(variables).toHaveLength(2);
+        // The person, on another device.
+        const done = await approveDevice(server.issuer, { verification_uri_complete: `${shown![1]}?user_code=${shown![2]}`, user_code: shown![2]! } as DeviceStart, server.user);
+        expect(done.html).toContain('Device connected');
+        const second = await bash([settings, ...variables, blocks[1]].join('\n'));
+        expect(second).toMatch(/"token_type":"Bearer"/);
+        expect(second).toMatch(/"scope":"openid courses:read"/);
+      },
+      30_000,
+    );
   });
 
   describe('/llms.txt', () => {

@@ -44,6 +44,7 @@ const ENDPOINT_PROBES: Record<string, Probe> = {
     expect(html).toMatch(/<!doctype html>/i);
   },
   token_endpoint: emptyPost,
+  device_authorization_endpoint: emptyPost,
   revocation_endpoint: emptyPost,
   introspection_endpoint: emptyPost,
   registration_endpoint: emptyPost,

@@ -20,6 +20,8 @@ const PUBLIC = [
   'post /api/oauth/register',
   'get /oauth/authorize',
   'post /api/oauth/token',
+  'post /api/oauth/device_authorization',
+  'get /oauth/device',
   'post /api/oauth/revoke',
   'post /api/oauth/introspect',
   'get /.well-known/oauth-authorization-server',

@@ -44,6 +44,7 @@ export async function startTestServer(kind: StoreKind, env: Record<string, strin
     // Many sign-ins from one address are the point of a test run; rate-limit tests set their own.
     RATE_LIMIT_SIGN_IN_PER_MINUTE: '0',
     RATE_LIMIT_REGISTER_PER_MINUTE: '0',
+    RATE_LIMIT_DEVICE_PER_MINUTE: '0',
     RATE_LIMIT_MCP_PER_MINUTE: '0',
     RATE_LIMIT_UPLOAD_PER_MINUTE: '0',
     KEYS_SECRET: 'test-keys-secret-0123456789abcdef0123456789',

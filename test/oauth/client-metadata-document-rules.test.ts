@@ -129,7 +129,11 @@ describe('documents refused as invalid_client, each for its one fault', () => {
       body: (url) => documentFor(url, { grant_types: 'authorization_code' }),
       why: 'its grant_types must be an array of strings',
     },
-    { rule: 'grant_types without authorization_code', body: (url) => documentFor(url, { grant_types: ['refresh_token'] }), why: 'its grant_types must include authorization_code' },
+    {
+      rule: 'grant_types without authorization_code',
+      body: (url) => documentFor(url, { grant_types: ['refresh_token'] }),
+      why: 'its grant_types must include authorization_code or urn:ietf:params:oauth:grant-type:device_code',
+    },
     { rule: 'response_types that is not an array', body: (url) => documentFor(url, { response_types: 'code' }), why: 'its response_types must be an array of strings' },
     { rule: 'response_types of an unknown type only', body: (url) => documentFor(url, { response_types: ['token'] }), why: 'its response_types must be ["code"]' },
     { rule: 'response_types with code and an unknown type', body: (url) => documentFor(url, { response_types: ['code', 'token'] }), why: 'its response_types must be ["code"]' },
@@ -195,7 +199,7 @@ describe('what Lyceum keeps of a document, as `lyceum clients show` reads it', (
 
   it('leaves out the grant types Lyceum does not offer, which open registration refuses', async () => {
     // A document is read by other servers too, which may offer these; a client registering here should know.
-    const grants = ['refresh_token', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'authorization_code'];
+    const grants = ['refresh_token', 'implicit', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'authorization_code', 'client_credentials'];
     const clientId = serveDocument('grants', (url) => documentFor(url, { grant_types: grants }));
     await accepted(clientId);
     expect((await shownMetadata(clientId)).grant_types).toEqual(['authorization_code', 'refresh_token']);

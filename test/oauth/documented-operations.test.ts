@@ -43,14 +43,16 @@ describe.each(STORE_KINDS)('the OAuth form endpoints of a fresh server (%s)', (k
         token: formRequest(doc.paths['/api/oauth/token']?.post),
         revoke: formRequest(doc.paths['/api/oauth/revoke']?.post),
         introspect: formRequest(doc.paths['/api/oauth/introspect']?.post),
+        device: formRequest(doc.paths['/api/oauth/device_authorization']?.post),
       }).toEqual({
         token: {
           summary: 'Token endpoint',
-          params: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource', ...CLIENT_PARAMS],
+          params: ['grant_type', 'device_code', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource', ...CLIENT_PARAMS],
           required: ['grant_type', 'client_id'],
         },
         revoke: { summary: 'Revoke a token', params: ['token', 'token_type_hint', ...CLIENT_PARAMS], required: ['token', 'client_id'] },
         introspect: { summary: 'Introspect a token', params: ['token', 'token_type_hint', ...CLIENT_PARAMS], required: ['token', 'client_id'] },
+        device: { summary: 'Device authorization endpoint', params: ['scope', 'resource', ...CLIENT_PARAMS], required: ['client_id'] },
       });
     } finally {
       await server.stop();

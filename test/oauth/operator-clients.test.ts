@@ -13,6 +13,7 @@ import { startFlowServer, type FlowServer } from '../helpers/flow.ts';
 import { authorizeUrl, pkcePair, postForm, register, registerPublicClient } from '../helpers/oauth.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 import { asPage, parseForms, UserAgent, type Page } from '../helpers/user-agent.ts';
+import { decide, DEVICE_GRANT, openDevicePage, pollToken, startDevice, submitCode } from '../helpers/device.ts';
 
 const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
 const CLAUDE = 'https://claude.ai/api/mcp/auth_callback';
@@ -317,5 +318,20 @@ describe.each(STORE_KINDS)('clients registered by the school (%s)', (kind) => {
     expect((await userinfo(accessToken)).status).toBe(401);
     const refresh = await postForm(server.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: token.json.refresh_token as string, client_id: cursor.clientId });
     expect(refresh.json.error).toBe('invalid_grant');
+  });
+
+  it('--device: a school app without a browser or redirect URI signs people in with the device grant; the page says the school registered it', async () => {
+    const kiosk = await add('--name', 'Classroom kiosk', '--device', '--confidential');
+    const client = await server.deps.store.clients.find(kiosk.clientId);
+    expect(client!.metadata).toMatchObject({ redirect_uris: [], grant_types: ['refresh_token', DEVICE_GRANT], response_types: [] });
+    const device = { clientId: kiosk.clientId, clientSecret: kiosk.secret! };
+    const start = await startDevice(server.issuer, device, { scope: 'courses:read' });
+    const agent = new UserAgent(server.issuer);
+    const consent = await submitCode(agent, await openDevicePage(agent, start.verification_uri_complete, server.user), start.user_code);
+    expect(consent.html).toContain(SCHOOL_MARK);
+    await decide(agent, consent, 'approve');
+    const token = await pollToken(server.issuer, device, start.device_code);
+    expect(token.status, token.text).toBe(200);
+    await expect(add('--name', 'Nothing')).rejects.toThrow(/--redirect-uri is required, or --device/);
   });
 });

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { register } from '../helpers/oauth.ts';
+import { registerDeviceClient, requestDeviceAuthorization } from '../helpers/device.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { parseForms, UserAgent } from '../helpers/user-agent.ts';
 
@@ -63,6 +64,18 @@ async function failedSignIn(server: TestServer): Promise<Response> {
 }
 
 describe('rate limits, one instance', () => {
+  it('device authorizations over the limit get 429 too_many_requests as JSON, with Retry-After', async () => {
+    const server = await start({ RATE_LIMIT_DEVICE_PER_MINUTE: '2' });
+    const client = await registerDeviceClient(server.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++) statuses.push((await requestDeviceAuthorization(server.url, client, { scope: 'courses:read' })).status);
+    expect(statuses).toEqual([200, 200]);
+    const refused = await requestDeviceAuthorization(server.url, client, { scope: 'courses:read' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.json).toEqual({ error: 'too_many_requests', error_description: expect.stringMatching(/\S/) });
+  });
+
   it('registration over the limit gets 429 too_many_requests as JSON, with Retry-After', async () => {
     const server = await start({ RATE_LIMIT_REGISTER_PER_MINUTE: '2' });
     expect(await registrations(server, 2)).toEqual([201, 201]);

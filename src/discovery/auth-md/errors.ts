@@ -7,7 +7,7 @@ import { API_PREFIX } from '../../platform/routes/paths.ts';
 import { IDEMPOTENCY_WAIT_MS } from '../../platform/idempotency.ts';
 import { documentedPath, PROGRESS_PATHS } from '../../platform/progress/paths.ts';
 import { code, table } from '../markdown.ts';
-import { AUTHORIZATION_SERVER } from '../../util/authorization-server.ts';
+import { AUTHORIZATION_SERVER, orList } from '../../util/authorization-server.ts';
 
 /** Every code the server answers with: the authorization server's and the platform's. */
 type ErrorCode = OAuthErrorCode | PlatformErrorCode;
@@ -31,11 +31,12 @@ interface ErrorCase {
 
 const AUTHORIZE = code(ENDPOINTS.authorization);
 const TOKEN = code(ENDPOINTS.token);
+const DEVICE = code(ENDPOINTS.deviceAuthorization);
 const REVOKE = code(ENDPOINTS.revocation);
 const INTROSPECT = code(ENDPOINTS.introspection);
 const REGISTER = code(ENDPOINTS.registration);
 const USERINFO = code(ENDPOINTS.userinfo);
-const CLIENT_AUTH = `${TOKEN}, ${REVOKE}, ${INTROSPECT}`;
+const CLIENT_AUTH = `${TOKEN}, ${DEVICE}, ${REVOKE}, ${INTROSPECT}`;
 const STORAGE = code('POST /api/v1/storage');
 const API = code(`${API_PREFIX}/…`);
 const MCP = code(MCP_PATH);
@@ -82,30 +83,47 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
         where: TOKEN,
         when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists.',
       },
+      { where: TOKEN, when: 'device_code: the code is unknown, issued to another client, or was already exchanged for tokens.' },
     ],
-    unauthorized_client: [{ where: TOKEN, when: 'The client did not register this grant_type.' }],
-    unsupported_grant_type: [{ where: TOKEN, when: `grant_type is not ${AUTHORIZATION_SERVER.grantTypes.join(' or ')}.` }],
+    unauthorized_client: [
+      { where: TOKEN, when: 'The client did not register this grant_type.' },
+      { where: DEVICE, when: 'The client did not register the device_code grant.' },
+    ],
+    authorization_pending: [{ where: TOKEN, when: 'device_code: the person has not approved or denied the request yet; poll again after `interval` seconds.' }],
+    slow_down: [{ where: TOKEN, when: 'device_code: polled sooner than `interval` seconds after the last poll; the interval grows by 5 seconds for this and every later poll.' }],
+    expired_token: [{ where: TOKEN, when: 'device_code: the device code expired before it was exchanged; start again at the device authorization endpoint.' }],
+    unsupported_grant_type: [{ where: TOKEN, when: `grant_type is not ${orList(AUTHORIZATION_SERVER.grantTypes)}.` }],
     unsupported_response_type: [{ status: 'redirect', where: AUTHORIZE, when: 'response_type is not `code`.' }],
     unsupported_token_type: [{ where: REVOKE, when: 'token_type_hint is neither access_token nor refresh_token.' }],
     invalid_scope: [
       { status: 'redirect', where: AUTHORIZE, when: 'An unknown scope; no scope and none registered; none of the requested scopes is allowed for the user’s role.' },
+      { where: DEVICE, when: 'An unknown scope, or no scope and none registered.' },
       { where: TOKEN, when: 'refresh_token: scope asks for more than the original grant, or the user’s role no longer allows any of it.' },
     ],
     invalid_target: [
       { status: 'redirect', where: AUTHORIZE, when: 'resource is not one of Lyceum’s resource identifiers, is repeated, or has a fragment.' },
       { where: TOKEN, when: 'The same, or resource differs from the one the grant is bound to.' },
+      { where: DEVICE, when: 'resource is not one of Lyceum’s resource identifiers, or is repeated.' },
     ],
-    access_denied: [{ status: 'redirect', where: AUTHORIZE, when: 'The user pressed Deny on the consent page.' }],
+    access_denied: [
+      { status: 'redirect', where: AUTHORIZE, when: 'The user pressed Deny on the consent page.' },
+      { status: 400, where: TOKEN, when: 'device_code: the person pressed Deny on the device page.' },
+    ],
     login_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must sign in (no session, or it is older than max_age).' }],
     consent_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must approve the client (always for public clients).' }],
     invalid_csrf: [
       {
         note: 'HTML page',
-        where: 'sign-in, consent, disconnect and sign-out forms',
+        where: 'sign-in, consent, device, disconnect and sign-out forms',
         when: 'The form came from another origin (Sec-Fetch-Site other than same-origin, or an Origin other than the issuer’s, `null` included), or its `_csrf` token is missing or was made for another session.',
       },
     ],
-    invalid_redirect_uri: [{ where: REGISTER, when: 'redirect_uris missing or empty, more than 10 entries, or no loopback URI left (https, custom schemes and other hosts are refused).' }],
+    invalid_redirect_uri: [
+      {
+        where: REGISTER,
+        when: 'redirect_uris missing or empty with the authorization_code grant, more than 10 entries, or no loopback URI left (https, custom schemes and other hosts are refused).',
+      },
+    ],
     invalid_client_metadata: [
       {
         where: REGISTER,
@@ -141,6 +159,12 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     too_many_requests: [
       { where: REGISTER, when: perMinute(config.rateLimits.registerPerMinute, 'registrations', 'RATE_LIMIT_REGISTER_PER_MINUTE') },
       { note: 'with `Retry-After`', where: REGISTER, when: `The server already holds ${config.maxRegisteredClients} registered clients (MAX_REGISTERED_CLIENTS); retry after the delay given.` },
+      { where: DEVICE, when: perMinute(config.rateLimits.devicePerMinute, 'device authorizations', 'RATE_LIMIT_DEVICE_PER_MINUTE') },
+      {
+        note: 'HTML page, with `Retry-After`',
+        where: 'device page',
+        when: `Too many wrong codes from one account or one address: the ${AUTHORIZATION_SERVER.deviceFlow.wrongCodes.perAccount.free}th wrong code in a row from an account (the ${AUTHORIZATION_SERVER.deviceFlow.wrongCodes.perAddress.free}th from an address) starts a wait that doubles with each further one.`,
+      },
       { note: 'HTML page', where: 'sign-in form', when: perMinute(config.rateLimits.signInPerMinute, 'sign-in attempts', 'RATE_LIMIT_SIGN_IN_PER_MINUTE') },
       {
         note: 'with `Retry-After`',

@@ -17,7 +17,7 @@ import { ANSWER_MAX_CHARS } from '../../mcp/answer-limit.ts';
 import { boundToLoopback } from '../../mcp/dns-rebinding.ts';
 import { RESOURCE_URIS } from '../../mcp/resources.ts';
 import { LIST_DEFAULT, LIST_MAX } from '../../mcp/tools/records.ts';
-import { AUTHORIZATION_SERVER as AS } from '../../util/authorization-server.ts';
+import { AUTHORIZATION_SERVER as AS, DEVICE_CODE_GRANT } from '../../util/authorization-server.ts';
 import { code, duration, joinList, table } from '../markdown.ts';
 import { ID_TOKEN_CLAIMS, USERINFO_CLAIMS } from '../metadata.ts';
 import { DOCUMENT_PATHS, METADATA_PATHS } from '../paths.ts';
@@ -32,7 +32,9 @@ import { webhooksView } from './webhooks.ts';
 const ENDPOINT_DOCS: Record<keyof typeof ENDPOINTS, string> = {
   registration: 'Dynamic client registration (RFC 7591), JSON body',
   authorization: 'Authorization endpoint: open it in the user’s browser',
-  token: 'Token endpoint: code exchange and refresh, form body',
+  token: 'Token endpoint: code exchange, device code polling and refresh, form body',
+  deviceAuthorization: 'Device authorization (RFC 8628): a device without a browser starts a sign-in, form body',
+  deviceVerification: 'The page where a person types the code a device shows (`verification_uri`), in a browser',
   revocation: 'Token revocation (RFC 7009), form body',
   introspection: 'Token introspection (RFC 7662), form body',
   userinfo: 'OpenID Connect UserInfo, Bearer token with `openid`',
@@ -168,6 +170,7 @@ function view(config: Config, methodsOf: MethodsOf) {
     },
     scopeCount: SCOPES.length,
     walkthrough: walkthroughView(issuer),
+    deviceFlow: { ...AS.deviceFlow, grant: DEVICE_CODE_GRANT, registration: { client_name: 'My remote CLI', grant_types: [DEVICE_CODE_GRANT, 'refresh_token'] } },
     clientDocuments: { example: JSON.stringify(CLIENT_DOCUMENT_EXAMPLE, null, 2) },
     confidentialAuthMethods: AS.clientAuthMethods.filter((m) => m !== 'none'),
     defaultAuthMethod: AS.clientAuthMethods[0],

@@ -1,4 +1,5 @@
 import type { Config } from '../../config/index.ts';
+import { AUTHORIZATION_SERVER } from '../../util/authorization-server.ts';
 import { BODY_LIMIT_BYTES, MCP_BODY_LIMIT_BYTES } from '../../http/requests/body-limits.ts';
 import { RATE_LIMIT_POLICIES, type RateLimitPolicy } from '../../http/requests/rate-limit.ts';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_WAIT_MS } from '../../platform/idempotency.ts';
@@ -17,6 +18,7 @@ type LimitsConfig = Pick<Config, 'rateLimits' | 'passwordFailures' | 'storageQuo
 const RATE_LIMITED: Record<RateLimitPolicy, { what: string; past: string }> = {
   register: { what: 'Registrations', past: '429 `too_many_requests`' },
   sign_in: { what: 'Sign-in form posts', past: '429 page' },
+  device: { what: 'Device authorizations', past: '429 `too_many_requests`' },
   mcp: { what: `${code(MCP_PATH)} requests`, past: '429 `too_many_requests`' },
   upload: { what: 'Uploads', past: '429 `too_many_requests`' },
 };
@@ -37,6 +39,7 @@ const bytes = (n: number) => `${readableBytes(n)} (${n} bytes)`;
  */
 export function limitsTable(config: LimitsConfig): string {
   const p = config.passwordFailures;
+  const codes = AUTHORIZATION_SERVER.deviceFlow.wrongCodes;
   const rows: string[][] = [
     rateLimitRow(config, 'register'),
     ['Registered clients', `${config.maxRegisteredClients} at once (MAX_REGISTERED_CLIENTS)`, '429 `too_many_requests`, `Retry-After`'],
@@ -46,6 +49,12 @@ export function limitsTable(config: LimitsConfig): string {
       'Password checks of one account (sign-in and `current_password`), from any address',
       `${p.free} wrong in a row, then a wait of ${duration(p.firstDelay)} doubling up to ${duration(p.maxDelay)} (SIGN_IN_*); never a lockout`,
       '429 sign-in page or `too_many_requests`, `Retry-After`',
+    ],
+    rateLimitRow(config, 'device'),
+    [
+      'Wrong codes on the device page',
+      `${codes.perAccount.free} wrong in a row from one account, or ${codes.perAddress.free} from one address, then a wait of ${duration(codes.perAccount.firstDelay)} doubling up to ${duration(codes.perAccount.maxDelay)}; a right code does not count`,
+      '429 page, `Retry-After`',
     ],
     rateLimitRow(config, 'mcp'),
     rateLimitRow(config, 'upload'),

@@ -16,6 +16,7 @@ const MINUTE_MS = 60_000;
 export const RATE_LIMIT_POLICIES = {
   register: { setting: 'RATE_LIMIT_REGISTER_PER_MINUTE', per: 'per client address', read: (c: RateLimitSettings) => c.registerPerMinute },
   sign_in: { setting: 'RATE_LIMIT_SIGN_IN_PER_MINUTE', per: 'per client address', read: (c: RateLimitSettings) => c.signInPerMinute },
+  device: { setting: 'RATE_LIMIT_DEVICE_PER_MINUTE', per: 'per client address', read: (c: RateLimitSettings) => c.devicePerMinute },
   mcp: { setting: 'RATE_LIMIT_MCP_PER_MINUTE', per: 'per access token, or per address without one', read: (c: RateLimitSettings) => c.mcpPerMinute },
   upload: { setting: 'RATE_LIMIT_UPLOAD_PER_MINUTE', per: 'per access token', read: (c: RateLimitSettings) => c.uploadPerMinute },
 } as const satisfies Record<string, { setting: string; per: string; read: (c: RateLimitSettings) => number }>;

@@ -101,7 +101,7 @@ function checkPkce(params: RawParams): string {
   return challenge;
 }
 
-function checkScope(params: RawParams, client: Client): Scope[] {
+export function checkScope(params: RawParams, client: Client): Scope[] {
   const raw = bounded(params, 'scope', AS.limits.scope) ?? client.metadata.scope;
   // RFC 6749 §3.3: with no scope, "the authorization server MUST either process the request using a pre-defined default value or fail".
   if (!raw) throw new OAuthError('invalid_scope', 'scope is required');
@@ -126,7 +126,7 @@ function withinOperatorScope(scopes: Scope[], client: Client): Scope[] {
   return kept;
 }
 
-function checkResourceParam(params: RawParams, deps: Deps): string | null {
+export function checkResourceParam(params: RawParams, deps: Deps): string | null {
   const v = params.resource;
   if (v === undefined) return null;
   // RFC 8707 §2 allows several; a Lyceum token serves one resource, so one is accepted.

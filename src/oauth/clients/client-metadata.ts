@@ -97,7 +97,7 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
     unusableRedirectUris: 'drop',
     authMethods: AS.clientAuthMethods,
     refusesSecretFields: false,
-    defaultGrantTypes: AS.grantTypes,
+    defaultGrantTypes: AS.defaultGrantTypes,
     unknownGrantTypes: 'refuse',
     unknownScopes: 'drop',
     applicationType: 'declared',
@@ -124,7 +124,7 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
     authMethodsWhy: 'a public client; shared secrets are impossible and keys are not supported',
     // The draft: "the client_secret and client_secret_expires_at properties MUST NOT be used".
     refusesSecretFields: true,
-    defaultGrantTypes: [AS.requiredGrantType],
+    defaultGrantTypes: ['authorization_code'],
     unknownGrantTypes: 'drop',
     unknownScopes: 'drop',
     applicationType: 'from-redirect-uris',
@@ -144,7 +144,7 @@ export const METADATA_POLICIES: Record<MetadataSource, MetadataPolicy> = {
     unusableRedirectUris: 'refuse',
     authMethods: AS.clientAuthMethods,
     refusesSecretFields: false,
-    defaultGrantTypes: AS.grantTypes,
+    defaultGrantTypes: AS.defaultGrantTypes,
     unknownGrantTypes: 'refuse',
     unknownScopes: 'refuse',
     applicationType: 'from-redirect-uris',
@@ -191,14 +191,23 @@ export function normaliseClientMetadata(input: Record<string, unknown>, source: 
     throw refuse('client_name', 'must not say the app was registered by the school: only the school registers its own apps');
   }
 
+  const requestedGrants = stringList('grant_types', p.defaultGrantTypes);
+  const unknownGrants = requestedGrants.filter((g) => !isOneOf(AS.grantTypes, g));
+  if (unknownGrants.length > 0 && p.unknownGrantTypes === 'refuse') throw refuse('grant_types', `hold grant types this server does not offer: ${unknownGrants.join(', ')}`);
+  if (!AS.signInGrantTypes.some((g) => requestedGrants.includes(g))) throw refuse('grant_types', `must include ${orList(AS.signInGrantTypes)}`);
+  // In the capability object's order, whatever order the source used.
+  const grantTypes = AS.grantTypes.filter((g) => requestedGrants.includes(g)) as GrantType[];
+  // Only the code grant sends the browser back to the client; a device-grant client (RFC 8628) needs no redirect URI.
+  const codeGrant = grantTypes.includes('authorization_code');
+
   // RFC 7591 §2: redirect_uris, "Array of redirection URI strings"; the code grant needs them.
-  const requested = input.redirect_uris;
-  if (!Array.isArray(requested) || requested.length === 0) throw refuse('redirect_uris', `must be a non-empty array of ${p.redirectUrisAre}`, 'invalid_redirect_uri');
+  const requested = isAbsent(input.redirect_uris) && !codeGrant ? [] : input.redirect_uris;
+  if (!Array.isArray(requested) || (requested.length === 0 && codeGrant)) throw refuse('redirect_uris', `must be a non-empty array of ${p.redirectUrisAre}`, 'invalid_redirect_uri');
   if (requested.length > LIMITS.redirectUris) throw refuse('redirect_uris', `may hold at most ${LIMITS.redirectUris} URIs`, 'invalid_redirect_uri');
   const checks = requested.map((u) => p.redirectUri(u, loopbackHosts));
   const refused = checks.flatMap((c) => (c.ok ? [] : [c.reason]));
   if (refused.length > 0 && p.unusableRedirectUris === 'refuse') throw refuse('redirect_uris', refused.join('; '), 'invalid_redirect_uri');
-  if (refused.length === checks.length) {
+  if (refused.length > 0 && refused.length === checks.length) {
     const reasons = refused.join('; ');
     throw refuse('redirect_uris', reasons, 'invalid_redirect_uri', p.noUsableRedirectUri(reasons));
   }
@@ -215,16 +224,11 @@ export function normaliseClientMetadata(input: Record<string, unknown>, source: 
     throw refuse('client_secret', 'and client_secret_expires_at must not be there: a document names a public client');
   }
 
-  const requestedGrants = stringList('grant_types', p.defaultGrantTypes);
-  const unknownGrants = requestedGrants.filter((g) => !isOneOf(AS.grantTypes, g));
-  if (unknownGrants.length > 0 && p.unknownGrantTypes === 'refuse') throw refuse('grant_types', `hold grant types this server does not offer: ${unknownGrants.join(', ')}`);
-  if (!requestedGrants.includes(AS.requiredGrantType)) throw refuse('grant_types', `must include ${AS.requiredGrantType}`);
-  // In the capability object's order, whatever order the source used.
-  const grantTypes = AS.grantTypes.filter((g) => requestedGrants.includes(g)) as GrantType[];
-
-  const responseTypes = stringList('response_types', AS.responseTypes);
-  // RFC 7591 §2.1: grant_types and response_types must be consistent; one response type goes with the code grant.
-  if (responseTypes.length !== 1 || !isOneOf(AS.responseTypes, responseTypes[0])) throw refuse('response_types', `must be ${JSON.stringify(AS.responseTypes)}`);
+  const responseTypes = stringList('response_types', codeGrant ? AS.responseTypes : []);
+  // RFC 7591 §2.1: grant_types and response_types must be consistent; one response type goes with the code grant,
+  // none with the device grant. A device client that sends the code's anyway (as several do) gets [] back.
+  const consistent = responseTypes.length === 1 && isOneOf(AS.responseTypes, responseTypes[0]);
+  if (!consistent && (codeGrant || responseTypes.length > 0)) throw refuse('response_types', `must be ${JSON.stringify(AS.responseTypes)}${codeGrant ? '' : ' or []'}`);
 
   let applicationType: ApplicationType;
   if (p.applicationType === 'declared') {
@@ -233,14 +237,14 @@ export function normaliseClientMetadata(input: Record<string, unknown>, source: 
     applicationType = declared;
   } else {
     // OIDC Dynamic Registration §2: "web" for a client that receives the code on a web server.
-    applicationType = kinds.every((k) => k === 'https') ? 'web' : 'native';
+    applicationType = kinds.length > 0 && kinds.every((k) => k === 'https') ? 'web' : 'native';
   }
 
   const metadata: ClientMetadata = {
     client_name: name,
     redirect_uris: redirectUris,
     grant_types: grantTypes,
-    response_types: [...AS.responseTypes],
+    response_types: codeGrant ? [...AS.responseTypes] : [],
     token_endpoint_auth_method: method,
     application_type: applicationType,
   };

@@ -8,6 +8,7 @@ export const PREFIX = {
   access: 'lyc_at_',
   refresh: 'lyc_rt_',
   code: 'lyc_ac_',
+  deviceCode: 'lyc_dc_',
   client: 'lyc_client_',
   secret: 'lyc_cs_',
   session: 'lyc_ss_',

@@ -9,12 +9,14 @@ import { formBody, param } from './form-params.ts';
 import type { GrantHandler } from './grant-handler.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
 import { refreshTokenGrant } from './grants/refresh-token.ts';
+import { deviceCodeGrant } from './grants/device-code.ts';
 import { AUTHORIZATION_SERVER, type GrantType } from '../../util/authorization-server.ts';
 
 /** One handler for each grant type the authorization server supports: a missing one does not compile. */
 const HANDLER_OF: { [G in GrantType]: GrantHandler & { grantType: G } } = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
+  'urn:ietf:params:oauth:grant-type:device_code': deviceCodeGrant,
 };
 
 export const GRANT_HANDLERS: readonly GrantHandler[] = AUTHORIZATION_SERVER.grantTypes.map((g) => HANDLER_OF[g]);

@@ -36,6 +36,7 @@ async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signe
     grantable,
     withheld: req.scopes.filter((s) => !grantable.includes(s)),
     params: carriedParams(params),
+    action: WEB_PATHS.decision,
     redirectElsewhere: req.redirectUri.startsWith('https://'),
     ...(isClientIdUrl(req.client.id) ? { metadataDocument: { host: new URL(req.client.id).host, onlyLoopback: onlyLoopbackRedirects(req.client.metadata) } } : {}),
   });

@@ -64,6 +64,6 @@ async function clientNameFor(returnTo: string, deps: Deps): Promise<string | und
 function safeReturnTo(value: unknown): string {
   // Printable ASCII only: it becomes a Location header, and Lyceum's own links are always URL-encoded.
   if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.includes('\\') || value.length >= 8000) return '/';
-  if (value.startsWith(`${ENDPOINTS.authorization}?`) || value === APPS_PATH) return value;
+  if (value.startsWith(`${ENDPOINTS.authorization}?`) || value === APPS_PATH || value === ENDPOINTS.deviceVerification || value.startsWith(`${ENDPOINTS.deviceVerification}?`)) return value;
   return '/';
 }

@@ -16,6 +16,10 @@ export interface ConsentPage {
   withheld: Scope[];
   /** The authorization request, re-sent with the decision and validated again. */
   params: Record<string, string>;
+  /** Where the decision is posted. */
+  action: string;
+  /** Set for the device grant (RFC 8628): the person signs in a device elsewhere that showed this code. */
+  device?: { userCode: string };
   /** The redirect URI is an https one, not on the user's computer. */
   redirectElsewhere?: boolean;
   /** A client known by its metadata document: the document's host, and whether every redirect URI it lists is on this computer. */
@@ -50,17 +54,34 @@ const documentClient = (p: ConsentPage, d: { host: string; onlyLoopback: boolean
 <strong>${p.redirectHost}</strong>${p.redirectElsewhere ? '' : ' on this computer'}.</p>
 ${documentNotice(p.clientId, d)}`;
 
+/**
+ * A device authorization: the app runs on another device, and the one
+ * defence against a code sent by someone else (RFC 8628 §5.4, remote
+ * phishing) is the person knowing they started it.
+ */
+const deviceClient = (p: ConsentPage, userCode: string) => html`<p>Signed in as <strong>${p.userEmail}</strong>. You are signing in <strong>a device elsewhere</strong>: it showed you the code
+<strong class="user-code">${userCode}</strong>.</p>
+<p class="warning" role="alert">Only continue if you started this sign-in yourself, on a device you control. If someone sent you this code or link, choose Deny: whoever holds the device would act as you.</p>
+${p.metadataDocument ? documentNotice(p.clientId, p.metadataDocument) : p.registeredBySchool ? html`<p class="registered-by-school"><strong>Registered by the school.</strong> An administrator of this school added this app.</p><p class="muted">Client ID: <code>${p.clientId}</code>.</p>` : html`<p class="muted">Client ID: <code>${p.clientId}</code>. This app registered itself; Lyceum has not reviewed it.</p>`}`;
+
+/** The part of the page that says who the app is and where the person goes after deciding. */
+function intro(p: ConsentPage): SafeHtml {
+  if (p.device) return deviceClient(p, p.device.userCode);
+  if (p.metadataDocument) return documentClient(p, p.metadataDocument);
+  return p.registeredBySchool ? registeredBySchool(p) : selfRegistered(p);
+}
+
 /** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
 export function consentPage(p: ConsentPage): string {
   const scopeList = (scopes: Scope[]) => html`<ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <code>${s}</code></li>`)}</ul>`;
   return layout(
     `Allow ${p.clientName}?`,
     html`<h1>Allow <span class="client-name">${p.clientName}</span> to access your account?</h1>
-${p.metadataDocument ? documentClient(p, p.metadataDocument) : p.registeredBySchool ? registeredBySchool(p) : selfRegistered(p)}
+${intro(p)}
 <h2>It will be able to</h2>
 ${p.grantable.length > 0 ? scopeList(p.grantable) : html`<p>Nothing: it asked only for access your role does not have.</p>`}
 ${p.withheld.length > 0 ? html`<h2>Asked for, but not available to your role</h2>${scopeList(p.withheld)}` : ''}
-<form method="post" action="/oauth/authorize/decision">
+<form method="post" action="${p.action}">
 <input type="hidden" name="_csrf" value="${p.csrfToken}">
 ${Object.entries(p.params).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <div class="actions">
