@@ -8,6 +8,7 @@ const toGrant = (r: Selectable<GrantsTable>): Grant => ({
   scope: r.scope,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
+  expiresAt: r.expires_at === null ? null : Number(r.expires_at),
 });
 
 export function kyselyGrantStore(db: Kysely<Database>): GrantStore {
@@ -15,13 +16,17 @@ export function kyselyGrantStore(db: Kysely<Database>): GrantStore {
     async upsert(g) {
       await db
         .insertInto('grants')
-        .values({ user_id: g.userId, client_id: g.clientId, scope: g.scope, created_at: g.createdAt, updated_at: g.updatedAt })
-        .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope: g.scope, updated_at: g.updatedAt }))
+        .values({ user_id: g.userId, client_id: g.clientId, scope: g.scope, created_at: g.createdAt, updated_at: g.updatedAt, expires_at: g.expiresAt })
+        .onConflict((oc) => oc.columns(['user_id', 'client_id']).doUpdateSet({ scope: g.scope, updated_at: g.updatedAt, expires_at: g.expiresAt }))
         .execute();
     },
     async find(userId, clientId) {
       const r = await db.selectFrom('grants').selectAll().where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
       return r && toGrant(r);
+    },
+    async setEnd(userId, clientId, expiresAt, now) {
+      const r = await db.updateTable('grants').set({ expires_at: expiresAt, updated_at: now }).where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
     async listForUser(userId) {
       const rows = await db.selectFrom('grants').selectAll().where('user_id', '=', userId).orderBy('updated_at', 'desc').execute();

@@ -99,6 +99,7 @@ export interface GrantsTable {
   scope: string;
   created_at: number;
   updated_at: number;
+  expires_at: number | null;
 }
 
 export interface SigningKeysTable {

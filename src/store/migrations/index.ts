@@ -11,6 +11,7 @@ import * as lessonProgress from './010-lesson-progress.ts';
 import * as webhooks from './011-webhooks.ts';
 import * as idempotencyKeys from './012-idempotency-keys.ts';
 import * as deviceAuthorizations from './013-device-authorizations.ts';
+import * as consentEnd from './014-consent-end.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-webhooks': webhooks,
   '012-idempotency-keys': idempotencyKeys,
   '013-device-authorizations': deviceAuthorizations,
+  '014-consent-end': consentEnd,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -5,12 +5,16 @@ export interface Grant {
   scope: string;
   createdAt: number;
   updatedAt: number;
+  /** When the consent ends (refresh is refused after it); null: until the person disconnects the app. */
+  expiresAt: number | null;
 }
 
 export interface GrantStore {
   /** Contract: creates or replaces the user's grant to the client. */
   upsert(grant: Grant): Promise<void>;
   find(userId: string, clientId: string): Promise<Grant | undefined>;
+  /** Contract: sets when an existing grant ends (extended or ended by the person); false if there is no grant. */
+  setEnd(userId: string, clientId: string, expiresAt: number | null, now: number): Promise<boolean>;
   listForUser(userId: string): Promise<Grant[]>;
   /**
    * Contract: deletes the grant and, in the same transaction, every authorization

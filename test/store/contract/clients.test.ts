@@ -161,8 +161,8 @@ describe.each(STORE_KINDS)('store contract: clients (%s)', (kind) => {
       const doomedTokens = [newToken(doomed.id, u.id, { kind: 'access' }), newToken(doomed.id, u.id)];
       const keptTokens = [newToken(kept.id, u.id, { kind: 'access' }), newToken(kept.id, u.id)];
       await store.tokens.insert([...doomedTokens, ...keptTokens]);
-      await store.grants.upsert({ userId: u.id, clientId: doomed.id, scope: 'courses:read', createdAt: T0, updatedAt: T0 });
-      await store.grants.upsert({ userId: u.id, clientId: kept.id, scope: 'courses:read', createdAt: T0, updatedAt: T0 });
+      await store.grants.upsert({ userId: u.id, clientId: doomed.id, scope: 'courses:read', createdAt: T0, updatedAt: T0, expiresAt: null });
+      await store.grants.upsert({ userId: u.id, clientId: kept.id, scope: 'courses:read', createdAt: T0, updatedAt: T0, expiresAt: null });
 
       expect(await store.clients.delete(doomed.id)).toBe(true);
 

@@ -116,7 +116,7 @@ describe.each(STORE_KINDS)('store contract: device authorizations (%s)', (kind) 
     await store.deviceAuthorizations.create(approved);
     await store.deviceAuthorizations.create(pending);
     await store.deviceAuthorizations.decide(approved.hash, approval(), T0);
-    await store.grants.upsert({ userId: user.id, clientId: client.id, scope: 'courses:read', createdAt: T0, updatedAt: T0 });
+    await store.grants.upsert({ userId: user.id, clientId: client.id, scope: 'courses:read', createdAt: T0, updatedAt: T0, expiresAt: null });
     await store.grants.delete(user.id, client.id);
     expect(await store.deviceAuthorizations.find(approved.hash)).toBeUndefined();
     // Nobody has decided on a pending one yet: it is no one's grant.
