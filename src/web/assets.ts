@@ -10,7 +10,7 @@ main { max-width: 34rem; margin: 2rem auto; padding: 0 1.5rem; }
 h1 { font-size: 1.5rem; margin: 0 0 1rem; }
 form { display: grid; gap: .75rem; margin: 1rem 0; }
 label { font-weight: 600; }
-input[type=email], input[type=password], input[type=text] { font: inherit; padding: .5rem; border: 1px solid #888; border-radius: .25rem; }
+input[type=email], input[type=password], input[type=text], select { font: inherit; padding: .5rem; border: 1px solid #888; border-radius: .25rem; }
 button { font: inherit; padding: .5rem 1rem; border-radius: .25rem; border: 1px solid var(--accent); cursor: pointer; }
 button.primary { background: var(--accent); color: #fff; }
 button.secondary { background: transparent; color: inherit; }
@@ -18,6 +18,8 @@ button.secondary { background: transparent; color: inherit; }
 .error { color: var(--danger); border-left: 4px solid var(--danger); padding: .25rem .75rem; }
 ul.scopes { padding-left: 1.25rem; }
 ul.scopes code { font-size: .85em; opacity: .8; }
+ul.scopes label { font-weight: normal; }
+ul.scopes input[type=checkbox] { margin-right: .4rem; }
 .muted { opacity: .8; font-size: .9em; }
 ul.apps { list-style: none; padding: 0; }
 li.app { border: 1px solid #8884; border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }

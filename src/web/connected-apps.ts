@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { paramOf } from '../http/requests/params.ts';
 import type { Deps } from '../deps.ts';
 import { OAuthError } from '../oauth/errors.ts';
+import { CONSENT_DURATIONS, consentEnd } from '../access/consent.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { connectedAppsPage, type ConnectedApp } from './pages/connected-apps.ts';
 import { WEB_PATHS } from './interaction/paths.ts';
@@ -25,6 +26,7 @@ async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
       scopes: g.scope.split(' '),
       connectedAt: g.createdAt,
       updatedAt: g.updatedAt,
+      expiresAt: g.expiresAt,
     });
   }
   return apps;
@@ -41,7 +43,7 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
   const show = async (request: FastifyRequest, reply: FastifyReply, notice?: string) => {
     const signedIn = await readSession(request, deps);
     if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
-    const page = connectedAppsPage({ csrfToken: reply.formToken(), email: signedIn.user.email, apps: await appsOf(signedIn.user.id, deps), ...(notice ? { notice } : {}) });
+    const page = connectedAppsPage({ csrfToken: reply.formToken(), email: signedIn.user.email, apps: await appsOf(signedIn.user.id, deps), now: deps.now(), ...(notice ? { notice } : {}) });
     return reply.type(HTML).header('cache-control', 'no-store').send(page);
   };
 
@@ -56,5 +58,20 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
     const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());
     request.log.info({ client_id: clientId, revoked }, 'app disconnected by its user');
     return show(request, reply, removed ? 'The app was disconnected; its access was revoked.' : 'That app was not connected.');
+  });
+
+  // A new end for the consent, counted from now: longer, shorter, or until disconnected. Refresh follows it at once.
+  app.post(`${APPS_PATH}/extend`, { ...html, preValidation: app.formProtection }, async (request, reply) => {
+    const signedIn = await readSession(request, deps);
+    if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
+    const clientId = paramOf(request.body, 'client_id');
+    if (typeof clientId !== 'string' || clientId.length > AUTHORIZATION_SERVER.limits.clientId) throw new OAuthError('invalid_request', 'Choose an app to extend.');
+    const duration = paramOf(request.body, 'duration');
+    if (!CONSENT_DURATIONS.some((d) => d.id === duration)) throw new OAuthError('invalid_request', 'Choose how long the app may act for you.');
+    const now = deps.now();
+    const expiresAt = consentEnd({ duration }, now);
+    const changed = await deps.store.grants.setEnd(signedIn.user.id, clientId, expiresAt, now);
+    request.log.info({ client_id: clientId, expires_at: expiresAt }, 'consent extended by its user');
+    return show(request, reply, changed ? (expiresAt === null ? 'The app may act for you until you disconnect it.' : 'The app’s access was extended.') : 'That app is not connected.');
   });
 }

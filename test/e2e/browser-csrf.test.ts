@@ -129,7 +129,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('cross-port CSRF in 
       await page.getByLabel('Email').fill(user.email);
       await page.getByLabel('Password').fill(user.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('button', { name: 'Allow' }).waitFor();
+      await page.getByRole('button', { name: 'Allow', exact: true }).waitFor();
     }
 
     const csrfSecretOf = (agent: UserAgent) =>
@@ -189,7 +189,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('cross-port CSRF in 
       await signInToConsent(page, listener, user);
       const decision = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/oauth/authorize/decision');
       const arrives = listener.nextCallback();
-      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
       const sent = await (await decision).allHeaders();
       expect(sent['sec-fetch-site']).toBe('same-origin');
       // The page says no-referrer, so Chromium's Origin is "null": Sec-Fetch-Site is what proves the origin.
@@ -222,7 +222,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('cross-port CSRF in 
       const { context, page, listener } = await open();
       await signInToConsent(page, listener, victim);
       const arrives = listener.nextCallback();
-      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
       await arrives;
       const grant = await server.deps.store.grants.find(victim.id, clientId);
       expect(grant).toBeDefined();

@@ -215,7 +215,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
       expect(ok.status()).toBe(303);
       await expectConsentPage(page);
       const callbackArrives = listener.nextCallback();
-      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
       const params = (await callbackArrives).url.searchParams;
       expect(params.get('code')).toBeTruthy();
       expect(params.get('state')).toBe(state);
@@ -280,7 +280,7 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('authorization in he
       ]);
       await expectConsentPage(page);
       await checkPage(consentResponse, 'consent');
-      expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Allow', exact: true }).count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Deny' }).count()).toBe(1);
 
       const cookies = await context.cookies(server.issuer);

@@ -13,12 +13,13 @@ export interface FormInfo {
   fields: Record<string, string>;
 }
 
-/** The forms of a page with their hidden fields (enough for Lyceum's own markup). */
+/** The forms of a page with the fields a browser would send untouched: hidden ones and ticked boxes (enough for Lyceum's own markup). */
 export function parseForms(html: string): FormInfo[] {
   const forms: FormInfo[] = [];
   for (const m of html.matchAll(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)) {
     const fields: Record<string, string> = {};
-    for (const input of m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
+    for (const input of m[2]!.matchAll(/<input type="(?:hidden|checkbox)" name="([^"]*)" value="([^"]*)"(?: checked)?>/g)) {
+      if (input[0].includes('type="checkbox"') && !input[0].endsWith(' checked>')) continue;
       fields[decode(input[1]!)] = decode(input[2]!);
     }
     forms.push({ action: decode(m[1]!), fields });

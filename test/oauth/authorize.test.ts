@@ -483,7 +483,7 @@ describe.each(STORE_KINDS)('GET /oauth/authorize and its pages (%s)', (kind) => 
       const { agent, page } = await signedIn(user, params());
       const { res, html } = await decide(agent, consentForm(page.html)!, { decision: 'maybe' });
       expectFatalPage(res, html);
-      expect(errorMessage(html)).toBe('decision must be approve or deny');
+      expect(errorMessage(html)).toBe('decision must be approve, approve_read_only or deny');
       expect(await server.deps.store.grants.find(user.id, clientId)).toBeUndefined();
     });
   });

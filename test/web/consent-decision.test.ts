@@ -59,7 +59,7 @@ describe.each(STORE_KINDS)('the consent decision (%s)', (kind) => {
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(html).toContain('<p class="error" role="alert">decision must be approve or deny</p>');
+    expect(html).toContain('<p class="error" role="alert">decision must be approve, approve_read_only or deny</p>');
     expect(html).toContain('Error code: <code>invalid_request</code>.');
   });
 
@@ -71,7 +71,8 @@ describe.each(STORE_KINDS)('the consent decision (%s)', (kind) => {
     expect(res.status, res.headers.get('location') ?? '').toBe(200);
     expect(html).toContain('<p><strong>Decision Probe</strong> wants to connect to your Lyceum account. Sign in to continue.</p>');
     const returnTo = new URL(formTo(html, '/oauth/sign-in')!.fields.return_to!, server.issuer);
-    const { _csrf: _token, ...request } = form.fields;
+    // The authorization request comes back; the person's choices (ticked scopes) are made again on the page.
+    const request = Object.fromEntries(Object.entries(form.fields).filter(([k]) => k !== '_csrf' && !k.startsWith('grant_')));
     expect({ path: returnTo.pathname, fields: Object.fromEntries(returnTo.searchParams) }).toEqual({ path: '/oauth/authorize', fields: request });
   });
 });

@@ -81,7 +81,7 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
       },
       {
         where: TOKEN,
-        when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists.',
+        when: 'refresh_token: the token is unknown, revoked, expired, issued to another client, or reused after the grace window (its whole family is revoked); the user no longer exists; the consent the person chose has ended.',
       },
       { where: TOKEN, when: 'device_code: the code is unknown, issued to another client, or was already exchanged for tokens.' },
     ],
@@ -106,7 +106,7 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
       { where: DEVICE, when: 'resource is not one of Lyceum’s resource identifiers, or is repeated.' },
     ],
     access_denied: [
-      { status: 'redirect', where: AUTHORIZE, when: 'The user pressed Deny on the consent page.' },
+      { status: 'redirect', where: AUTHORIZE, when: 'The user pressed Deny on the consent page, or unticked every scope.' },
       { status: 400, where: TOKEN, when: 'device_code: the person pressed Deny on the device page.' },
     ],
     login_required: [{ status: 'redirect', where: AUTHORIZE, when: 'prompt=none but the user must sign in (no session, or it is older than max_age).' }],

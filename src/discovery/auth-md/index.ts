@@ -1,4 +1,5 @@
 import type { Config } from '../../config/index.ts';
+import { CONSENT_DURATIONS, DEFAULT_CONSENT_DURATION } from '../../access/consent.ts';
 import { OPENAPI_VERSION } from '../../http/routes/route-docs.ts';
 import { defaultText, SETTINGS, type SettingName } from '../../config/defaults.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
@@ -170,6 +171,12 @@ function view(config: Config, methodsOf: MethodsOf) {
     },
     scopeCount: SCOPES.length,
     walkthrough: walkthroughView(issuer),
+    consentDurations: joinList(
+      CONSENT_DURATIONS.map((d) => `${d.prose} (\`${d.id}\`)`),
+      ', ',
+      ' or ',
+    ),
+    defaultConsentDuration: CONSENT_DURATIONS.find((d) => d.id === DEFAULT_CONSENT_DURATION)!.prose,
     deviceFlow: { ...AS.deviceFlow, grant: DEVICE_CODE_GRANT, registration: { client_name: 'My remote CLI', grant_types: [DEVICE_CODE_GRANT, 'refresh_token'] } },
     clientDocuments: { example: JSON.stringify(CLIENT_DOCUMENT_EXAMPLE, null, 2) },
     confidentialAuthMethods: AS.clientAuthMethods.filter((m) => m !== 'none'),

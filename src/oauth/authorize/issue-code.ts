@@ -6,15 +6,18 @@ import { grantableScopes } from '../../access/roles.ts';
 import { formatScope } from '../../access/scopes.ts';
 import { newSecret, PREFIX, sha256 } from '../issued-tokens/secrets.ts';
 import type { AuthorizationRequest } from './validate-request.ts';
+import type { ConsentChoice } from './next-step.ts';
 
 /**
  * Mints a single-use code bound to the client, redirect URI, PKCE challenge,
  * granted scope, resource and nonce, and records the user's consent.
- * Granted scope = requested ∩ the user's role.
+ * Granted scope = requested ∩ the user's role ∩ what the person ticked.
  */
-export async function issueCode(req: AuthorizationRequest, user: User, authTime: number, deps: Deps): Promise<string> {
-  const granted = grantableScopes(req.scopes, user.role);
-  if (granted.length === 0) throw new OAuthError('invalid_scope', 'None of the requested scopes is available to this user.');
+export async function issueCode(req: AuthorizationRequest, user: User, authTime: number, deps: Deps, choice?: ConsentChoice): Promise<string> {
+  const grantable = grantableScopes(req.scopes, user.role);
+  if (grantable.length === 0) throw new OAuthError('invalid_scope', 'None of the requested scopes is available to this user.');
+  // What the person ticked, never more than the role allows; without a choice (a covering grant), all of it.
+  const granted = choice ? grantable.filter((s) => choice.scopes.includes(s)) : grantable;
   const scope = formatScope(granted);
   const code = newSecret(PREFIX.code);
   const now = deps.now();
@@ -36,6 +39,8 @@ export async function issueCode(req: AuthorizationRequest, user: User, authTime:
   // request deletes the grant with the user's codes (GrantStore.delete), so at worst the grant
   // reappears with no code behind it, never a live code without its grant.
   const previous = await deps.store.grants.find(user.id, req.client.id);
-  await deps.store.grants.upsert({ userId: user.id, clientId: req.client.id, scope, createdAt: previous?.createdAt ?? now, updatedAt: now });
+  // A covering grant keeps its own end; a new choice sets it.
+  const expiresAt = choice ? choice.expiresAt : (previous?.expiresAt ?? null);
+  await deps.store.grants.upsert({ userId: user.id, clientId: req.client.id, scope, createdAt: previous?.createdAt ?? now, updatedAt: now, expiresAt });
   return code;
 }

@@ -5,6 +5,9 @@
  * live here, beside the checks; the browser side (web/interaction/) reads the
  * session, shows the pages and carries the step out.
  */
+import { chosenScopes, consentEnd } from '../../access/consent.ts';
+import { grantableScopes } from '../../access/roles.ts';
+import type { Scope } from '../../access/scopes.ts';
 import type { Store, User } from '../../store/types.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
@@ -22,8 +25,8 @@ export type NextStep =
   | { kind: 'sign-in'; returnTo: string }
   /** Show the consent page. */
   | { kind: 'consent' }
-  /** Issue the code and redirect with it. */
-  | { kind: 'approve'; user: BrowserUser }
+  /** Issue the code and redirect with it; `choice` is what the person chose on the consent page (none: a covering grant). */
+  | { kind: 'approve'; user: BrowserUser; choice?: ConsentChoice }
   /** Redirect to the client with this error. */
   | { kind: 'refuse'; error: OAuthError };
 
@@ -72,19 +75,43 @@ export async function nextStep(req: AuthorizationRequest, params: RawParams, sig
   if (req.prompt === 'none') {
     // OIDC Core §3.1.2.6: with prompt=none, errors instead of pages.
     if (signInDue) return { kind: 'refuse', error: loginRequired() };
-    if (await hasCoveringGrant(req, signedIn!.user, store)) return { kind: 'approve', user: signedIn! };
+    if (await hasCoveringGrant(req, signedIn!.user, store, now)) return { kind: 'approve', user: signedIn! };
     return { kind: 'refuse', error: consentRequired() };
   }
   if (signInDue) return { kind: 'sign-in', returnTo: authorizeUrl(carriedParams(params, { afterSignIn: true })) };
-  if (!req.prompt?.includes('consent') && (await hasCoveringGrant(req, signedIn!.user, store))) return { kind: 'approve', user: signedIn! };
+  if (!req.prompt?.includes('consent') && (await hasCoveringGrant(req, signedIn!.user, store, now))) return { kind: 'approve', user: signedIn! };
   return { kind: 'consent' };
 }
 
+/** What the person chose on the consent page: the scopes to grant and when the consent ends (null: until they disconnect the app). */
+export interface ConsentChoice {
+  scopes: Scope[];
+  expiresAt: number | null;
+}
+
+/**
+ * The person's choice in a consent form's answer (the code flow's and the
+ * device page's): the ticked scopes among those their role can grant, or
+ * the read-only ones, and the chosen duration. Undefined when nothing they
+ * could grant was chosen.
+ */
+export function readConsentChoice(params: RawParams, grantable: readonly Scope[], now: number): ConsentChoice | undefined {
+  const scopes = chosenScopes(params, grantable, params.decision === 'approve_read_only');
+  return scopes.length > 0 ? { scopes, expiresAt: consentEnd(params, now) } : undefined;
+}
+
 /** The step for the person's answer on the consent page. */
-export function decisionStep(req: AuthorizationRequest, params: RawParams, signedIn: BrowserUser | undefined): NextStep {
+export function decisionStep(req: AuthorizationRequest, params: RawParams, signedIn: BrowserUser | undefined, now: number): NextStep {
   // The session ended while the page was open: sign in again, then see the same consent page.
   if (!signedIn) return { kind: 'sign-in', returnTo: authorizeUrl(carriedParams(params)) };
-  if (params.decision === 'approve') return { kind: 'approve', user: signedIn };
+  if (params.decision === 'approve' || params.decision === 'approve_read_only') {
+    const grantable = grantableScopes(req.scopes, signedIn.user.role);
+    // Nothing the role allows was asked for: issueCode answers invalid_scope, as before any choice.
+    if (grantable.length === 0) return { kind: 'approve', user: signedIn };
+    const choice = readConsentChoice(params, grantable, now);
+    // RFC 6749 §4.1.2.1 access_denied: every box unticked is a refusal, however the button was labelled.
+    return choice ? { kind: 'approve', user: signedIn, choice } : { kind: 'refuse', error: new OAuthError('access_denied', 'The user granted none of the requested scopes.') };
+  }
   if (params.decision === 'deny') return { kind: 'refuse', error: accessDenied() };
-  throw new OAuthError('invalid_request', 'decision must be approve or deny');
+  throw new OAuthError('invalid_request', 'decision must be approve, approve_read_only or deny');
 }

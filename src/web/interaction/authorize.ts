@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { paramsOf } from '../../http/requests/params.ts';
 import { grantableScopes } from '../../access/roles.ts';
 import type { Deps } from '../../deps.ts';
-import { carriedParams, decisionStep, nextStep, type BrowserUser, type NextStep } from '../../oauth/authorize/next-step.ts';
+import { carriedParams, decisionStep, nextStep, type BrowserUser, type ConsentChoice, type NextStep } from '../../oauth/authorize/next-step.ts';
 import { issueCode } from '../../oauth/authorize/issue-code.ts';
 import { redirectWithCode, redirectWithError } from '../../oauth/authorize/redirect.ts';
 import { declarePublicRoute } from '../../http/routes/operation.ts';
@@ -43,10 +43,10 @@ async function showConsent(reply: FastifyReply, req: AuthorizationRequest, signe
   return reply.type(HTML).header('cache-control', 'no-store').send(page);
 }
 
-async function approve(reply: FastifyReply, req: AuthorizationRequest, signedIn: BrowserUser, deps: Deps, status: 302 | 303) {
+async function approve(reply: FastifyReply, req: AuthorizationRequest, signedIn: BrowserUser, deps: Deps, status: 302 | 303, choice?: ConsentChoice) {
   let code: string;
   try {
-    code = await issueCode(req, signedIn.user, signedIn.authTime, deps);
+    code = await issueCode(req, signedIn.user, signedIn.authTime, deps, choice);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     return redirectWithError(reply, req, deps.config.issuer, err, status);
@@ -83,7 +83,7 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
   async function perform(reply: FastifyReply, req: AuthorizationRequest, step: NextStep, signedIn: SignedIn | undefined, params: RawParams, status: 302 | 303) {
     if (step.kind === 'sign-in') return showSignIn(reply, step.returnTo, req.client.metadata.client_name ?? 'An app');
     if (step.kind === 'consent') return showConsent(reply, req, signedIn!, params);
-    if (step.kind === 'approve') return approve(reply, req, step.user, deps, status);
+    if (step.kind === 'approve') return approve(reply, req, step.user, deps, status, step.choice);
     if (step.kind === 'refuse') return redirectWithError(reply, req, deps.config.issuer, step.error, status);
     // A step added to NextStep and not handled here does not compile.
     throw new Error(`unhandled authorization step ${(step satisfies never as NextStep).kind}`);
@@ -102,6 +102,6 @@ export function registerAuthorizeRoutes(app: FastifyInstance, deps: Deps): void 
     const req = await validated(request, reply, body, deps);
     if (!req) return reply;
     const signedIn = await readSession(request, deps);
-    return perform(reply, req, decisionStep(req, body, browserUser(signedIn)), signedIn, body, 303);
+    return perform(reply, req, decisionStep(req, body, browserUser(signedIn), deps.now()), signedIn, body, 303);
   });
 }

@@ -9,6 +9,7 @@ import { claimCodeCheck, codeWasRight } from '../../users/device-code-throttle.t
 import { isClientIdUrl, onlyLoopbackRedirects } from '../../oauth/clients/metadata-document-rules.ts';
 import { resolveClient } from '../../oauth/clients/resolve-client.ts';
 import { OAuthError } from '../../oauth/errors.ts';
+import { readConsentChoice } from '../../oauth/authorize/next-step.ts';
 import { DEVICE_PAGE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
 import { declarePublicRoute } from '../../http/routes/operation.ts';
 import type { DeviceAuthorization } from '../../store/types.ts';
@@ -126,14 +127,17 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     const signedIn = await readSession(request, deps);
     // The session ended while the page was open: sign in again, then confirm the code again.
     if (!signedIn) return toSignIn(reply, typed?.slice(0, 40));
-    if (body.decision !== 'approve' && body.decision !== 'deny') throw new OAuthError('invalid_request', 'decision must be approve or deny');
+    if (body.decision !== 'approve' && body.decision !== 'approve_read_only' && body.decision !== 'deny') {
+      throw new OAuthError('invalid_request', 'decision must be approve, approve_read_only or deny');
+    }
     const found = await lookUp(request, reply, signedIn, typed, deps);
     if (!found.ok) return found.answered;
     const a = found.authorization;
-    const granted = grantableScopes(parseScope(a.scope).scopes, signedIn.user.role);
-    const approve = body.decision === 'approve' && granted.length > 0;
     const now = deps.now();
-    const scope = formatScope(granted);
+    // The same choice as the code flow's consent form: ticked scopes (never more than the role allows) and a duration.
+    const choice = body.decision === 'deny' ? undefined : readConsentChoice(body, grantableScopes(parseScope(a.scope).scopes, signedIn.user.role), now);
+    const approve = choice !== undefined;
+    const scope = formatScope(choice?.scopes ?? []);
     const decided = await deps.store.deviceAuthorizations.decide(
       a.hash,
       approve ? { status: 'approved', userId: signedIn.user.id, scope, authTime: signedIn.session.authTime } : { status: 'denied', userId: signedIn.user.id },
@@ -144,7 +148,7 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     const client = await resolveClient(a.clientId, deps);
     if (approve) {
       const previous = await deps.store.grants.find(signedIn.user.id, a.clientId);
-      await deps.store.grants.upsert({ userId: signedIn.user.id, clientId: a.clientId, scope, createdAt: previous?.createdAt ?? now, updatedAt: now });
+      await deps.store.grants.upsert({ userId: signedIn.user.id, clientId: a.clientId, scope, createdAt: previous?.createdAt ?? now, updatedAt: now, expiresAt: choice.expiresAt });
     }
     request.log.info({ event: approve ? 'device_approved' : 'device_denied', client_id: a.clientId, user_id: signedIn.user.id }, 'device authorization decided');
     const page = deviceDonePage({ approved: approve, clientName: client?.metadata.client_name ?? 'The app' });

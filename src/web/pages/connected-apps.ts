@@ -1,3 +1,4 @@
+import { CONSENT_DURATIONS, DEFAULT_CONSENT_DURATION } from '../../access/consent.ts';
 import { describeScope, isScope } from '../../access/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -11,12 +12,31 @@ export interface ConnectedApp {
   scopes: string[];
   connectedAt: number;
   updatedAt: number;
+  /** When the consent ends; null: until disconnected. */
+  expiresAt: number | null;
 }
 
 const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** To the minute, in UTC: an hour's consent needs more than the day. */
+const moment = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-/** The signed-in user's connected apps, each with a Disconnect button (revokes its tokens). */
-export function connectedAppsPage(p: { csrfToken: string; email: string; apps: ConnectedApp[]; notice?: string }): string {
+/** When the app's access ends, as the page says it. */
+function accessEnd(a: ConnectedApp, now: number) {
+  if (a.expiresAt === null) return html`<p class="access-end">Until you disconnect it.</p>`;
+  if (now >= a.expiresAt) return html`<p class="access-end ended">Access ended ${moment(a.expiresAt)}. It can no longer refresh its access; extend to let it go on.</p>`;
+  return html`<p class="access-end">Access ends ${moment(a.expiresAt)}.</p>`;
+}
+
+/** A form that sets how long the app may act, counted from now; its button names the app for screen readers. */
+const extendForm = (a: ConnectedApp, csrfToken: string) => html`<form method="post" action="/account/apps/extend" class="extend">
+<input type="hidden" name="_csrf" value="${csrfToken}">
+<input type="hidden" name="client_id" value="${a.clientId}">
+<label for="duration-${a.clientId}">New end</label>
+<select id="duration-${a.clientId}" name="duration">${CONSENT_DURATIONS.map((d) => html`<option value="${d.id}"${d.id === DEFAULT_CONSENT_DURATION ? html` selected` : ''}>${d.label} from now</option>`)}</select>
+<button type="submit" class="secondary" aria-label="Extend access of ${a.name}">Extend</button>
+</form>`;
+/** The signed-in user's connected apps, each with when its access ends, a Disconnect button (revokes its tokens, at once) and a way to extend it. */
+export function connectedAppsPage(p: { csrfToken: string; email: string; apps: ConnectedApp[]; now: number; notice?: string }): string {
   return layout(
     'Connected apps',
     html`<h1>Connected apps</h1>
@@ -29,7 +49,8 @@ ${
         (a) => html`<li class="app">
 <h2>${a.name}</h2>
 ${a.registeredBySchool ? html`<p class="registered-by-school">Registered by the school</p>` : html`<p class="registered-itself">Registered itself; the school has not reviewed it</p>`}
-<p class="muted">Client ID <code>${a.clientId}</code> · returns to ${a.redirectHosts.join(', ')} · connected ${date(a.connectedAt)}, last approved ${date(a.updatedAt)}</p>
+<p class="muted">Client ID <code>${a.clientId}</code> · ${a.redirectHosts.length > 0 ? html`returns to ${a.redirectHosts.join(', ')}` : 'signs in without a browser (device)'} · connected ${date(a.connectedAt)}, last approved ${date(a.updatedAt)}</p>
+${accessEnd(a, p.now)}
 <details><summary>What it can do (${a.scopes.length})</summary>
 <ul class="scopes">${a.scopes.map((s) => html`<li>${isScope(s) ? describeScope(s) : s} <code>${s}</code></li>`)}</ul></details>
 <form method="post" action="/account/apps/disconnect">
@@ -37,6 +58,7 @@ ${a.registeredBySchool ? html`<p class="registered-by-school">Registered by the 
 <input type="hidden" name="client_id" value="${a.clientId}">
 <button type="submit" class="secondary" aria-label="Disconnect ${a.name}">Disconnect</button>
 </form>
+${extendForm(a, p.csrfToken)}
 </li>`,
       )}</ul>`
 }

@@ -1,3 +1,4 @@
+import { ALWAYS_GRANTED, CONSENT_DURATIONS, DEFAULT_CONSENT_DURATION, isReadOnlyScope, scopeField } from '../../access/consent.ts';
 import { describeScope, type Scope } from '../../access/scopes.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -71,21 +72,45 @@ function intro(p: ConsentPage): SafeHtml {
   return p.registeredBySchool ? registeredBySchool(p) : selfRegistered(p);
 }
 
-/** Buttons `<button name="decision" value="approve|deny">` are part of the contract. */
+/**
+ * One box per scope the person can grant, ticked: unticking one leaves it
+ * out of the grant. A scope that is always granted (the sign-in itself) is
+ * shown ticked and fixed, and sent by a hidden field.
+ */
+function scopeChoices(grantable: Scope[]): SafeHtml {
+  return html`<ul class="scopes">${grantable.map((s) =>
+    ALWAYS_GRANTED.includes(s)
+      ? html`<li><label><input type="checkbox" checked disabled> ${describeScope(s)} <code>${s}</code> (always)</label><input type="hidden" name="${scopeField(s)}" value="on"></li>`
+      : html`<li><label><input type="checkbox" name="${scopeField(s)}" value="on" checked> ${describeScope(s)} <code>${s}</code></label></li>`,
+  )}</ul>`;
+}
+
+const durationChoice = () => html`<label for="duration">How long it may act for you</label>
+<select id="duration" name="duration">${CONSENT_DURATIONS.map((d) => html`<option value="${d.id}"${d.id === DEFAULT_CONSENT_DURATION ? html` selected` : ''}>${d.label}</option>`)}</select>`;
+
+/**
+ * The consent form: the scopes to grant (each can be unticked), for how
+ * long, and the answer. Buttons `<button name="decision" value="approve|deny">`
+ * are part of the contract; `approve_read_only` grants only the read scopes.
+ */
 export function consentPage(p: ConsentPage): string {
   const scopeList = (scopes: Scope[]) => html`<ul class="scopes">${scopes.map((s) => html`<li>${describeScope(s)} <code>${s}</code></li>`)}</ul>`;
+  const canNarrowToReading = p.grantable.some((s) => !isReadOnlyScope(s)) && p.grantable.some((s) => isReadOnlyScope(s) && !ALWAYS_GRANTED.includes(s));
   return layout(
     `Allow ${p.clientName}?`,
     html`<h1>Allow <span class="client-name">${p.clientName}</span> to access your account?</h1>
 ${intro(p)}
-<h2>It will be able to</h2>
-${p.grantable.length > 0 ? scopeList(p.grantable) : html`<p>Nothing: it asked only for access your role does not have.</p>`}
-${p.withheld.length > 0 ? html`<h2>Asked for, but not available to your role</h2>${scopeList(p.withheld)}` : ''}
 <form method="post" action="${p.action}">
 <input type="hidden" name="_csrf" value="${p.csrfToken}">
 ${Object.entries(p.params).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<h2>It will be able to</h2>
+${p.grantable.length > 0 ? html`<p class="muted">Untick what it should not do.</p>${scopeChoices(p.grantable)}` : html`<p>Nothing: it asked only for access your role does not have.</p>`}
+${p.withheld.length > 0 ? html`<h2>Asked for, but not available to your role</h2>${scopeList(p.withheld)}` : ''}
+<h2>For how long</h2>
+${durationChoice()}
 <div class="actions">
 <button type="submit" name="decision" value="approve" class="primary">Allow</button>
+${canNarrowToReading ? html`<button type="submit" name="decision" value="approve_read_only" class="secondary">Allow reading only</button>` : ''}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
 </form>`,

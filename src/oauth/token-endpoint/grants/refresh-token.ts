@@ -47,7 +47,10 @@ export const refreshTokenGrant = {
 
     // Disconnecting an app deletes its grant and then revokes its tokens: a family whose
     // consent is gone must not live on through a token minted in between.
-    if (!(await deps.store.grants.find(current.userId, client.id))) throw invalidGrant('The user has disconnected this app');
+    const grant = await deps.store.grants.find(current.userId, client.id);
+    if (!grant) throw invalidGrant('The user has disconnected this app');
+    // The person chose how long the app may act for them; after it, only a new consent helps.
+    if (grant.expiresAt !== null && now >= grant.expiresAt) throw invalidGrant('The person’s consent for this app has ended; ask them again');
     const user = await deps.store.users.findById(current.userId);
     if (!user) throw invalidGrant('The user no longer exists');
     // RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted"
