@@ -32,7 +32,14 @@ export default defineConfig({
       // Request validation is in the core.
       'test/http/validators.test.ts',
     ],
-    exclude: [...(base.test?.exclude ?? ['**/node_modules/**']), 'test/platform/demo-seed.test.ts', 'test/e2e/browser-*.test.ts', 'test/mcp/mcp-inspector-cli.test.ts', 'test/mcp/mcp-remote.test.ts', 'test/mcp/mcp-remote-device.test.ts'],
+    exclude: [
+      ...(base.test?.exclude ?? ['**/node_modules/**']),
+      'test/platform/demo-seed.test.ts',
+      'test/e2e/browser-*.test.ts',
+      'test/mcp/mcp-inspector-cli.test.ts',
+      'test/mcp/mcp-remote.test.ts',
+      'test/mcp/mcp-remote-device.test.ts',
+    ],
     isolate: false,
   },
 });

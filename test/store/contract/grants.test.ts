@@ -31,7 +31,9 @@ describe.each(STORE_KINDS)('store contract: grants (%s)', (kind) => {
     it('concurrent upserts of one grant all succeed and leave one row', async () => {
       const c = newClient();
       await store.clients.create(c);
-      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.grants.upsert({ userId: user.id, clientId: c.id, scope: `scope-${i}`, createdAt: T0, updatedAt: T0 + i, expiresAt: null })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.grants.upsert({ userId: user.id, clientId: c.id, scope: `scope-${i}`, createdAt: T0, updatedAt: T0 + i, expiresAt: null })),
+      );
       expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
       expect((await store.grants.listForUser(user.id)).filter((x) => x.clientId === c.id)).toHaveLength(1);
     });
