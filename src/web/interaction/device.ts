@@ -41,33 +41,44 @@ function showCodePage(reply: FastifyReply, signedIn: SignedIn, status: number, u
   return reply.code(status).type(HTML).header('cache-control', 'no-store').send(page);
 }
 
-type Lookup = { ok: true; authorization: DeviceAuthorization; code: string } | { ok: false; answered: FastifyReply };
+/** Why a typed code leads nowhere: the page's status and message, and how long to wait when throttled. */
+interface Refusal {
+  status: 400 | 429;
+  error: string;
+  retryAfter?: number;
+}
+
+type Lookup = { authorization: DeviceAuthorization; code: string } | { refusal: Refusal };
 
 /**
- * The authorization a typed code names, pending and unexpired; otherwise the
- * page is answered with why. Every well-formed code is a guess until it is
- * found, counted per account and per address (users/device-code-throttle.ts).
+ * The authorization a typed code names, pending and unexpired, or why not.
+ * Every well-formed code is a guess until it is found, counted per account
+ * and per address (users/device-code-throttle.ts).
  */
-async function lookUp(request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn, typed: string | undefined, deps: Deps): Promise<Lookup> {
+async function lookUp(request: FastifyRequest, signedIn: SignedIn, typed: string | undefined, deps: Deps): Promise<Lookup> {
   const code = typed === undefined ? undefined : normaliseUserCode(typed);
-  const shown = typed?.slice(0, 40);
-  if (!code) return { ok: false, answered: showCodePage(reply, signedIn, 400, shown, MALFORMED) };
+  if (!code) return { refusal: { status: 400, error: MALFORMED } };
   const claim = await claimCodeCheck(deps, signedIn.user.id, request.ip);
   if (claim.refusedFor) {
     request.log.warn({ event: 'user_code_throttled', user_id: signedIn.user.id, ip: request.ip }, 'device page: too many wrong codes');
-    reply.header('retry-after', String(claim.refusedFor));
-    return { ok: false, answered: showCodePage(reply, signedIn, 429, shown, tooManyWrongCodes(claim.refusedFor)) };
+    return { refusal: { status: 429, error: tooManyWrongCodes(claim.refusedFor), retryAfter: claim.refusedFor } };
   }
   const found = await deps.store.deviceAuthorizations.findByUserCode(userCodeHash(code));
   if (!found) {
     request.log.info({ event: 'user_code_wrong', user_id: signedIn.user.id, ip: request.ip }, 'device page: wrong code');
-    return { ok: false, answered: showCodePage(reply, signedIn, 400, shown, NOT_VALID) };
+    return { refusal: { status: 400, error: NOT_VALID } };
   }
   await codeWasRight(deps, claim);
-  if (deps.now() >= found.expiresAt) return { ok: false, answered: showCodePage(reply, signedIn, 400, shown, NOT_VALID) };
+  if (deps.now() >= found.expiresAt) return { refusal: { status: 400, error: NOT_VALID } };
   // RFC 8628 §5.4: a code approved once can never be approved again, by anyone.
-  if (found.status !== 'pending') return { ok: false, answered: showCodePage(reply, signedIn, 400, shown, USED) };
-  return { ok: true, authorization: found, code };
+  if (found.status !== 'pending') return { refusal: { status: 400, error: USED } };
+  return { authorization: found, code };
+}
+
+/** The code form again, with the refusal and what the person typed. */
+function showRefusal(reply: FastifyReply, signedIn: SignedIn, typed: string | undefined, r: Refusal) {
+  if (r.retryAfter) reply.header('retry-after', String(r.retryAfter));
+  return showCodePage(reply, signedIn, r.status, typed?.slice(0, 40), r.error);
 }
 
 async function showConsent(reply: FastifyReply, a: DeviceAuthorization, code: string, signedIn: SignedIn, deps: Deps) {
@@ -116,8 +127,9 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     const typed = paramOf(request.body, 'user_code');
     const signedIn = await readSession(request, deps);
     if (!signedIn) return toSignIn(reply, typeof typed === 'string' ? typed.slice(0, 40) : undefined);
-    const found = await lookUp(request, reply, signedIn, typeof typed === 'string' ? typed : undefined, deps);
-    if (!found.ok) return found.answered;
+    const code = typeof typed === 'string' ? typed : undefined;
+    const found = await lookUp(request, signedIn, code, deps);
+    if ('refusal' in found) return showRefusal(reply, signedIn, code, found.refusal);
     return showConsent(reply, found.authorization, found.code, signedIn, deps);
   });
 
@@ -130,8 +142,8 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     if (body.decision !== 'approve' && body.decision !== 'approve_read_only' && body.decision !== 'deny') {
       throw new OAuthError('invalid_request', 'decision must be approve, approve_read_only or deny');
     }
-    const found = await lookUp(request, reply, signedIn, typed, deps);
-    if (!found.ok) return found.answered;
+    const found = await lookUp(request, signedIn, typed, deps);
+    if ('refusal' in found) return showRefusal(reply, signedIn, typed, found.refusal);
     const a = found.authorization;
     const now = deps.now();
     // The same choice as the code flow's consent form: ticked scopes (never more than the role allows) and a duration.
