@@ -78,6 +78,7 @@ describe.each(STORE_KINDS)('device authorization grant (%s)', (kind) => {
       const res = await requestDeviceAuthorization(server.issuer, client, { scope: 'courses:read' });
       expect(res.status, res.text).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('pragma')).toBe('no-cache');
       const start = res.json as Record<string, unknown>;
       expect(start).toEqual({
         device_code: expect.stringMatching(/^lyc_dc_[\w-]{43}$/),
@@ -117,6 +118,9 @@ describe.each(STORE_KINDS)('device authorization grant (%s)', (kind) => {
       const start = await startDevice(server.issuer, client);
       const thaw = server.freezeClock();
       try {
+        expectOAuthError(await pollToken(server.issuer, client, start.device_code), 400, 'authorization_pending');
+        // Up to a second early still counts as on time.
+        server.advance(4000);
         expectOAuthError(await pollToken(server.issuer, client, start.device_code), 400, 'authorization_pending');
         server.advance(1000);
         const early = await pollToken(server.issuer, client, start.device_code);
@@ -180,11 +184,15 @@ describe.each(STORE_KINDS)('device authorization grant (%s)', (kind) => {
       expectOAuthError(await pollToken(server.issuer, client, start.device_code), 400, 'access_denied');
     });
 
-    it('after expires_in: expired_token, and the page no longer takes the code', async () => {
+    it('at expires_in: expired_token, and the page no longer takes the code', async () => {
       const client = await registerDeviceClient(server.issuer);
+      const thaw = server.freezeClock();
       const start = await startDevice(server.issuer, client);
-      server.advance(601_000);
+      server.advance(600_000 - 1);
+      expectOAuthError(await pollToken(server.issuer, client, start.device_code), 400, 'authorization_pending');
+      server.advance(1);
       expectOAuthError(await pollToken(server.issuer, client, start.device_code), 400, 'expired_token');
+      thaw();
       const agent = new UserAgent(server.issuer);
       const page = await submitCode(agent, await openDevicePage(agent, start.verification_uri_complete, server.user), start.user_code);
       expect(page.status).toBe(400);
@@ -199,6 +207,8 @@ describe.each(STORE_KINDS)('device authorization grant (%s)', (kind) => {
       expectOAuthError(await pollToken(server.issuer, client, start.device_code, { resource: server.issuer }), 400, 'invalid_target');
       const res = await pollToken(server.issuer, client, start.device_code, { resource: mcp });
       expect(res.status, res.text).toBe(200);
+      // Without openid there is no ID token.
+      expect(res.json.id_token).toBeUndefined();
       const intro = await readJson(
         await fetch(`${server.issuer}/api/oauth/introspect`, {
           method: 'POST',

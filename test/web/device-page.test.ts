@@ -45,6 +45,57 @@ describe.each(STORE_KINDS)('device page (%s)', (kind) => {
     expect(consent.headers.get('cache-control')).toBe('no-store');
   });
 
+  it('a form sent after the session ended leads to sign-in and back to the code; a bad decision is a 400 page', async () => {
+    const start = await startDevice(server.issuer, client);
+    const agent = new UserAgent(server.issuer);
+    const page = await openDevicePage(agent, start.verification_uri_complete, server.user);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const consent = await submitCode(agent, page, start.user_code);
+    const form = parseForms(consent.html).find((f) => f.action === '/oauth/device/decision')!;
+    const post = (path: string, fields: Record<string, string>, who = agent) =>
+      who.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+
+    const bad = await post('/oauth/device/decision', { ...form.fields, decision: 'maybe' });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await bad.text()).toContain('decision must be approve, approve_read_only or deny');
+
+    server.advance(8 * 86_400_000);
+    const back = `/oauth/sign-in?return_to=${encodeURIComponent(`/oauth/device?user_code=${start.user_code}`)}`;
+    for (const path of ['/oauth/device', '/oauth/device/decision']) {
+      const res = await post(path, { ...form.fields, decision: 'approve' });
+      expect(res.status, path).toBe(303);
+      expect(res.headers.get('location'), path).toBe(back);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect((await pollToken(server.issuer, client, start.device_code)).json.error).toBe('expired_token');
+  });
+
+  it('the consent page says the app registered itself, shows the code, and lists what a student cannot grant', async () => {
+    const start = await startDevice(server.issuer, client, { scope: 'openid courses:read' });
+    const student = await server.addUser('student');
+    const agent = new UserAgent(server.issuer);
+    const consent = await submitCode(agent, await openDevicePage(agent, start.verification_uri_complete, student), start.user_code);
+    expect(consent.html).toContain(`<strong class="user-code">${start.user_code}</strong>`);
+    expect(consent.html).toContain('This app registered itself; Lyceum has not reviewed it.');
+    expect(consent.html).not.toContain('Registered by the school');
+    const withheld = consent.html.split('<h2>Asked for, but not available to your role</h2>')[1]!.split('</ul>')[0]!;
+    expect(withheld).toContain('<code>courses:read</code>');
+    expect(withheld).not.toContain('<code>openid</code>');
+  });
+
+  it('five tabs deciding one code at once: one connects the device, the others are told it was used', async () => {
+    const start = await startDevice(server.issuer, client);
+    const agent = new UserAgent(server.issuer);
+    const consent = await submitCode(agent, await openDevicePage(agent, start.verification_uri_complete, server.user), start.user_code);
+    const pages = await Promise.all(Array.from({ length: 5 }, () => decide(agent, consent, 'approve')));
+    expect(pages.filter((p) => p.html.includes('Device connected'))).toHaveLength(1);
+    for (const p of pages.filter((x) => !x.html.includes('Device connected'))) {
+      expect(p.status).toBe(400);
+      expect(p.html).toContain('already used');
+    }
+  });
+
   it('refuses a form without its CSRF token, and one sent from another origin, with no decision taken', async () => {
     const start = await startDevice(server.issuer, client);
     const agent = new UserAgent(server.issuer);
@@ -100,6 +151,10 @@ describe.each(STORE_KINDS)('device page (%s)', (kind) => {
       const again = await submitCode(agent, page, wrongCode(7));
       expect(again.status).toBe(429);
       expect(again.headers.get('retry-after')).toBe('60');
+      // The count lasts an hour after its last wait: half an hour later the next wrong code waits twice as long again.
+      server.advance(60_000 + 30 * 60_000);
+      expect((await submitCode(agent, page, wrongCode(8))).status).toBe(400);
+      expect((await submitCode(agent, page, wrongCode(9))).headers.get('retry-after')).toBe('120');
     } finally {
       thaw();
     }
