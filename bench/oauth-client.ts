@@ -36,12 +36,14 @@ export function authorizePath(clientId: string, challenge: string, scope = READ_
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (m) => ENTITIES[m] ?? m);
 
-/** The hidden fields of the form posting to `action` on an HTML page. */
+/** The fields a browser sends untouched from the form posting to `action` on an HTML page: hidden ones and ticked boxes. */
 export function formFields(html: string, action: string): Record<string, string> | undefined {
   for (const m of html.matchAll(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)) {
     if (decode(m[1]!) !== action) continue;
     const fields: Record<string, string> = {};
-    for (const input of m[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[decode(input[1]!)] = decode(input[2]!);
+    for (const input of m[2]!.matchAll(/<input type="(hidden|checkbox)" name="([^"]*)" value="([^"]*)"( checked)?>/g)) {
+      if (input[1] === 'hidden' || input[4]) fields[decode(input[2]!)] = decode(input[3]!);
+    }
     return fields;
   }
   return undefined;
