@@ -148,6 +148,22 @@ describe.each(STORE_KINDS)('browser forms: same origin and same session only (%s
     expect(jar(agent).has(sessionCookieName(server.deps.config))).toBe(false);
   });
 
+  it('refuses an extension from another origin or without its token: the consent keeps its end', async () => {
+    const { user, agent, consent } = await atConsent();
+    await agent.submit(consent, { decision: 'approve', duration: '1h' });
+    const before = (await grantOf(user.id))!.expiresAt;
+    const extend = form(await agent.navigate('/account/apps'), '/account/apps/extend');
+    const fields: Record<string, string> = { ...extend.fields, duration: 'forever' };
+    await expectFormRefused(await post(server.issuer, extend.action, fields, jar(agent), { 'sec-fetch-site': 'same-site' }), REFUSED);
+    await expectFormRefused(await post(server.issuer, extend.action, fields, jar(agent), { origin: 'http://127.0.0.1:3001' }), REFUSED);
+    const { _csrf: _token, ...withoutToken } = fields;
+    expect((await post(server.issuer, extend.action, withoutToken, jar(agent), { 'sec-fetch-site': 'same-origin' })).status).toBe(403);
+    expect((await grantOf(user.id))!.expiresAt).toBe(before);
+    const done = await post(server.issuer, extend.action, fields, jar(agent), { 'sec-fetch-site': 'same-origin' });
+    expect(done.status).toBe(200);
+    expect((await grantOf(user.id))!.expiresAt).toBeNull();
+  });
+
   it('refuses a disconnect and a sign-out from another origin: the grant and the session stay', async () => {
     const { user, agent, consent } = await atConsent();
     await agent.submit(consent, { decision: 'approve' });

@@ -114,7 +114,7 @@ function errorCases(config: ErrorConfig): Record<ErrorCode, ErrorCase[]> {
     invalid_csrf: [
       {
         note: 'HTML page',
-        where: 'sign-in, consent, device, disconnect and sign-out forms',
+        where: 'sign-in, consent, device, disconnect, extend and sign-out forms',
         when: 'The form came from another origin (Sec-Fetch-Site other than same-origin, or an Origin other than the issuer’s, `null` included), or its `_csrf` token is missing or was made for another session.',
       },
     ],
