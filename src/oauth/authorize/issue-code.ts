@@ -7,6 +7,7 @@ import { formatScope } from '../../access/scopes.ts';
 import { newSecret, PREFIX, sha256 } from '../issued-tokens/secrets.ts';
 import type { AuthorizationRequest } from './validate-request.ts';
 import type { ConsentChoice } from './next-step.ts';
+import { recordConsent } from './record-consent.ts';
 
 /**
  * Mints a single-use code bound to the client, redirect URI, PKCE challenge,
@@ -38,9 +39,6 @@ export async function issueCode(req: AuthorizationRequest, user: User, authTime:
   // The code is saved before the consent is recorded, never after: a disconnect racing this
   // request deletes the grant with the user's codes (GrantStore.delete), so at worst the grant
   // reappears with no code behind it, never a live code without its grant.
-  const previous = await deps.store.grants.find(user.id, req.client.id);
-  // A covering grant keeps its own end; a new choice sets it.
-  const expiresAt = choice ? choice.expiresAt : (previous?.expiresAt ?? null);
-  await deps.store.grants.upsert({ userId: user.id, clientId: req.client.id, scope, createdAt: previous?.createdAt ?? now, updatedAt: now, expiresAt });
+  await recordConsent(deps.store, { userId: user.id, clientId: req.client.id, scope, now }, choice);
   return code;
 }

@@ -10,6 +10,7 @@ import { isClientIdUrl, onlyLoopbackRedirects } from '../../oauth/clients/metada
 import { resolveClient } from '../../oauth/clients/resolve-client.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { readConsentChoice } from '../../oauth/authorize/next-step.ts';
+import { recordConsent } from '../../oauth/authorize/record-consent.ts';
 import { DEVICE_PAGE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
 import { declarePublicRoute } from '../../http/routes/operation.ts';
 import type { DeviceAuthorization } from '../../store/types.ts';
@@ -158,10 +159,7 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     // Another tab, or another person, decided first; or it expired meanwhile.
     if (!decided) return showCodePage(reply, signedIn, 400, displayUserCode(found.code), USED);
     const client = await resolveClient(a.clientId, deps);
-    if (approve) {
-      const previous = await deps.store.grants.find(signedIn.user.id, a.clientId);
-      await deps.store.grants.upsert({ userId: signedIn.user.id, clientId: a.clientId, scope, createdAt: previous?.createdAt ?? now, updatedAt: now, expiresAt: choice.expiresAt });
-    }
+    if (choice) await recordConsent(deps.store, { userId: signedIn.user.id, clientId: a.clientId, scope, now }, choice);
     request.log.info({ event: approve ? 'device_approved' : 'device_denied', client_id: a.clientId, user_id: signedIn.user.id }, 'device authorization decided');
     const page = deviceDonePage({ approved: approve, clientName: client?.metadata.client_name ?? 'The app' });
     return reply.type(HTML).header('cache-control', 'no-store').send(page);
