@@ -1,4 +1,4 @@
-import { CONSENT_DURATIONS, DEFAULT_CONSENT_DURATION } from '../../access/consent.ts';
+import { durationSelect } from './consent-duration.ts';
 import { describeScope, isScope } from '../../access/scopes.ts';
 import { html } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -32,7 +32,7 @@ const extendForm = (a: ConnectedApp, csrfToken: string) => html`<form method="po
 <input type="hidden" name="_csrf" value="${csrfToken}">
 <input type="hidden" name="client_id" value="${a.clientId}">
 <label for="duration-${a.clientId}">New end</label>
-<select id="duration-${a.clientId}" name="duration">${CONSENT_DURATIONS.map((d) => html`<option value="${d.id}"${d.id === DEFAULT_CONSENT_DURATION ? html` selected` : ''}>${d.label} from now</option>`)}</select>
+${durationSelect(`duration-${a.clientId}`, ' from now')}
 <button type="submit" class="secondary" aria-label="Extend access of ${a.name}">Extend</button>
 </form>`;
 /** The signed-in user's connected apps, each with when its access ends, a Disconnect button (revokes its tokens, at once) and a way to extend it. */

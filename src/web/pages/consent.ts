@@ -1,4 +1,5 @@
-import { ALWAYS_GRANTED, CONSENT_DURATIONS, DEFAULT_CONSENT_DURATION, isReadOnlyScope, scopeField } from '../../access/consent.ts';
+import { ALWAYS_GRANTED, isReadOnlyScope, scopeField } from '../../access/consent.ts';
+import { durationSelect } from './consent-duration.ts';
 import { describeScope, type Scope } from '../../access/scopes.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -86,7 +87,7 @@ function scopeChoices(grantable: Scope[]): SafeHtml {
 }
 
 const durationChoice = () => html`<label for="duration">How long it may act for you</label>
-<select id="duration" name="duration">${CONSENT_DURATIONS.map((d) => html`<option value="${d.id}"${d.id === DEFAULT_CONSENT_DURATION ? html` selected` : ''}>${d.label}</option>`)}</select>`;
+${durationSelect('duration')}`;
 
 /**
  * The consent form: the scopes to grant (each can be unticked), for how
