@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { delayAfter } from './sign-in-throttle.ts';
+import { delayAfter, secondsUntil } from './sign-in-throttle.ts';
 import { AUTHORIZATION_SERVER } from '../util/authorization-server.ts';
 import { sha256 } from '../oauth/issued-tokens/secrets.ts';
 
@@ -39,7 +39,8 @@ export async function claimCodeCheck(deps: Deps, userId: string, address: string
     if (!claim.allowed) {
       // The check will not happen: what was counted for it is given back.
       await codeWasRight(deps, { claims });
-      return { refusedFor: Math.max(1, Math.ceil((claim.blockedUntil - Math.max(now, deps.now())) / 1000)), claims: [] };
+      // Measured from after the claim, as the sign-in throttle does: a wait may have begun after `now` was read.
+      return { refusedFor: secondsUntil(claim.blockedUntil, Math.max(now, deps.now())), claims: [] };
     }
     claims.push({ key, blockedUntil: claim.blockedUntil });
   }

@@ -39,7 +39,8 @@ export function tooManyFailures(seconds: number): string {
   return `Too many failed sign-ins for this account. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
 }
 
-const secondsUntil = (until: number, now: number) => Math.max(1, Math.ceil((until - now) / 1000));
+/** Whole seconds from `now` until `until`, at least one: what Retry-After and the pages announce. */
+export const secondsUntil = (until: number, now: number) => Math.max(1, Math.ceil((until - now) / 1000));
 
 /** A password check of one account, claimed before the password is verified. */
 export interface ClaimedCheck {
