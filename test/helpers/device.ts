@@ -3,6 +3,7 @@
  * device client, start an authorization, confirm the code on the device
  * page as a person would, poll the token endpoint.
  */
+import type { DeviceAuthorizationResponse } from '../../src/oauth/device/authorization-route.ts';
 import { register, postForm } from './oauth.ts';
 import type { FormResponse } from './flow.ts';
 import { asPage, parseForms, UserAgent, type Page } from './user-agent.ts';
@@ -27,14 +28,8 @@ export async function registerDeviceClient(issuer: string, opts: { confidential?
 
 const auth = (c: DeviceClient) => ({ client_id: c.clientId, ...(c.clientSecret ? { client_secret: c.clientSecret } : {}) });
 
-export interface DeviceStart {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-}
+/** What the device authorization endpoint answers: the server's own type, so the two cannot drift. */
+export type DeviceStart = DeviceAuthorizationResponse;
 
 export function requestDeviceAuthorization(issuer: string, client: DeviceClient, fields: Record<string, string> = {}): Promise<FormResponse> {
   return postForm(`${issuer}/api/oauth/device_authorization`, { ...auth(client), ...fields });
