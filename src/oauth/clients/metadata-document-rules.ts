@@ -13,17 +13,6 @@ import { MetadataRefusal, normaliseClientMetadata } from './client-metadata.ts';
 
 const LIMITS = AS.limits;
 
-/**
- * Whether a client_id is meant as a Client Identifier URL. Lyceum's own
- * client_ids start with `lyc_`; the draft: an authorization server that also
- * issues its own "SHOULD ensure that the client_id strings it generates do
- * not start with https://". An http:// one is taken as a URL too, so that it
- * is refused for its scheme rather than as an unknown client.
- */
-export function isClientIdUrl(clientId: string): boolean {
-  return /^https?:\/\//i.test(clientId);
-}
-
 const badClientId = (why: string) => new OAuthError('invalid_request', `client_id is a URL, so it must name a client metadata document: ${why}.`);
 
 /**

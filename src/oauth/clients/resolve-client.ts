@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.ts';
 import type { Client } from '../../store/types.ts';
-import { isClientIdUrl } from './metadata-document-rules.ts';
+import { isClientIdUrl } from '../../util/client-id-url.ts';
 
 /**
  * The client a client_id names, for the authorization, token, revocation

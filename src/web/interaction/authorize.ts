@@ -8,7 +8,8 @@ import { redirectWithCode, redirectWithError } from '../../oauth/authorize/redir
 import { declarePublicRoute } from '../../http/routes/operation.ts';
 import { validateAuthorizationRequest, type AuthorizationRequest, type RawParams } from '../../oauth/authorize/validate-request.ts';
 import { ENDPOINTS } from '../../oauth/endpoints.ts';
-import { isClientIdUrl, onlyLoopbackRedirects } from '../../oauth/clients/metadata-document-rules.ts';
+import { onlyLoopbackRedirects } from '../../oauth/clients/metadata-document-rules.ts';
+import { isClientIdUrl } from '../../util/client-id-url.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { AUTHORIZE_SCHEMA, HIDDEN } from '../../oauth/schemas.ts';
 import { consentPage } from '../pages/consent.ts';
