@@ -18,7 +18,7 @@ export const SCOPES = [
   ['curriculum:read', 'Read curriculum', 'See the sections and lessons of courses'],
   ['curriculum:write', 'Write curriculum', 'Create, change and reorder sections and lessons'],
   ['orders:read', 'Read orders', 'See orders and what was paid'],
-  ['school:read', 'Read school', "See the school's settings"],
+  ['school:read', 'Read school', "See the school's settings and its activity log"],
   ['school:write', 'Write school', "Change the school's name, contact and settings"],
   ['appearance:read', 'Read appearance', "See the school's theme, colours and logo"],
   ['appearance:write', 'Write appearance', "Change the school's theme, colours and logo"],

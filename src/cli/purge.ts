@@ -18,15 +18,17 @@ export interface PurgeCounts {
   idempotencyKeys: number;
   /** Finished webhook deliveries older than WEBHOOK_LOG_DAYS. */
   webhookDeliveries: number;
+  /** Activity log entries older than ACTIVITY_RETENTION_DAYS. */
+  activity: number;
 }
 
 /**
  * One run of the background purge at `now`: what expired or was revoked
  * over a day ago, forgotten password-failure counts, Idempotency-Key answers past their retention, then clients registered longer than UNUSED_CLIENT_TTL_SECONDS
  * ago that never obtained a token (their codes went first, with the expired ones), and the webhook
- * delivery log past WEBHOOK_LOG_DAYS.
+ * delivery log past WEBHOOK_LOG_DAYS, and the activity log past ACTIVITY_RETENTION_DAYS.
  */
-export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl' | 'webhooks'>, now: number): Promise<PurgeCounts> {
+export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClientTtl' | 'webhooks' | 'activityRetentionDays'>, now: number): Promise<PurgeCounts> {
   const before = now - EXPIRED_KEPT_MS;
   const codes = await store.codes.purgeExpired(before);
   const deviceAuthorizations = await store.deviceAuthorizations.purgeExpired(before);
@@ -38,5 +40,6 @@ export async function purgeOnce(store: Store, config: Pick<Config, 'unusedClient
   // Each row carries its own end of retention (IDEMPOTENCY_KEY_RETENTION_SECONDS from its request).
   const idempotencyKeys = await store.idempotencyKeys.purgeExpired(now);
   const webhookDeliveries = await store.webhooks.purgeFinished(now - config.webhooks.logDays * 86_400_000);
-  return { codes, deviceAuthorizations, tokens, sessions, passwordFailures, clients, idempotencyKeys, webhookDeliveries };
+  const activity = await store.activity.purgeBefore(now - config.activityRetentionDays * 86_400_000);
+  return { codes, deviceAuthorizations, tokens, sessions, passwordFailures, clients, idempotencyKeys, webhookDeliveries, activity };
 }

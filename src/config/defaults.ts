@@ -226,6 +226,12 @@ export const SETTINGS = [
       'How long the answer to a POST under /api/v1 sent with an Idempotency-Key is kept (a day at least, by default): a retry with the same key within it gets that answer again instead of a second record. The background purge deletes older ones.',
   },
   {
+    name: 'ACTIVITY_RETENTION_DAYS',
+    default: '365',
+    parse: int({ min: 1, max: 36_500 }),
+    description: 'How long entries of the activity log (GET /api/v1/activity) are kept before the background purge deletes them, in days. Nothing else edits or deletes an entry.',
+  },
+  {
     name: 'PURGE_INTERVAL_SECONDS',
     default: '600',
     parse: int({ min: 1, max: 86_400 }),

@@ -47,6 +47,8 @@ export interface Config {
   idempotencyKeyRetention: number;
   /** Seconds between background purges of expired codes, tokens and sessions. */
   purgeInterval: number;
+  /** Days the activity log keeps an entry (ACTIVITY_RETENTION_DAYS). */
+  activityRetentionDays: number;
   /** Email address of the owner the first start creates. */
   ownerEmail: string;
   /** On SIGTERM/SIGINT: ms of serving on while /readyz answers 503, then ms for requests in flight to finish. */
@@ -158,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     idempotencyKeyRetention: e.IDEMPOTENCY_KEY_RETENTION_SECONDS,
     purgeInterval: e.PURGE_INTERVAL_SECONDS,
+    activityRetentionDays: e.ACTIVITY_RETENTION_DAYS,
     ownerEmail: e.OWNER_EMAIL,
     readyTimeoutMs: e.READY_TIMEOUT_MS,
     shutdown: { drainMs: e.SHUTDOWN_DRAIN_MS, graceMs: e.SHUTDOWN_GRACE_MS },

@@ -1,3 +1,4 @@
+import { actingAs } from '../activity/acting.ts';
 import { z } from 'zod';
 import type { Scope } from '../access/scopes.ts';
 import { logError } from '../http/errors/error-handler.ts';
@@ -156,10 +157,11 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown): P
   if (!allowed(tool, args, ctx.caller)) return failure(`This call needs the scope ${[...tool.scopes, ...(tool.argumentScopes?.(args) ?? [])].join(' ')}.`);
   try {
     const { pseudonymize, ...input } = checkArguments(inputOf(tool), args) as Record<string, unknown>;
-    const result = await withTimeout(
-      withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never)),
-      TOOL_TIMEOUT_MS,
-    );
+    const run = () => withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never));
+    const caller = ctx.caller;
+    // What the tool writes is logged as this tool's, called by the token's app for its user.
+    const acting = caller.kind === 'token' ? () => actingAs({ userId: caller.userId, clientId: caller.clientId, via: 'mcp', operation: tool.name }, run) : run;
+    const result = await withTimeout(acting(), TOOL_TIMEOUT_MS);
     const text = `${result.text}\n\n${JSON.stringify(result.structured)}`;
     if (text.length > ANSWER_MAX_CHARS) {
       return failure(`The answer would be ${text.length} characters, more than ${ANSWER_MAX_CHARS}: ask for less (a smaller limit, fewer fields, or without detail).`);

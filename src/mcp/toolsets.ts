@@ -53,7 +53,7 @@ export const TOOLSETS = {
     byDefault: 'staff',
   },
   site: {
-    description: 'Running the site: school settings, appearance, pages, the team, webhooks and stored files.',
+    description: 'Running the site: school settings, appearance, pages, the team, webhooks, stored files and the activity log.',
     areas: ['pages', 'members'],
     byDefault: false,
   },

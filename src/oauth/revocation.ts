@@ -1,3 +1,4 @@
+import { logActivity } from '../activity/record.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { REVOCATION_SCHEMA } from './schemas.ts';
@@ -30,6 +31,7 @@ export function registerRevocationRoute(app: FastifyInstance, deps: Deps): void 
     // RFC 7009 §2.1: revoking a refresh token "SHOULD also invalidate all access tokens based on the same authorization grant".
     if (found.kind === 'refresh') await deps.store.tokens.revokeFamily(found.familyId, now);
     else await deps.store.tokens.revoke(found.hash, now);
+    await logActivity(deps, { event: 'tokens.revoked', userId: found.userId, clientId: client.id, via: 'api', operation: 'revoke', fields: [found.kind] });
     request.log.info({ client_id: client.id, kind: found.kind }, 'token revoked');
     return reply.code(200).send();
   });

@@ -1,3 +1,5 @@
+import { OTHER_RECORDS } from '../activity/events.ts';
+import { writeEntry } from '../activity/record.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
@@ -91,7 +93,7 @@ export class AccountService {
   /** Changes the name only; the same check as update's, without a password in play. */
   async rename(userId: string, name: string): Promise<void> {
     const user = await this.user(userId);
-    await this.deps.store.users.setName(user.id, checkedName(name), this.deps.now());
+    await this.deps.store.users.setName(user.id, checkedName(name), this.deps.now(), await writeEntry(this.deps, 'record.updated', OTHER_RECORDS.account, user.id, ['name']));
   }
 
   async update(userId: string, patch: AccountPatch, request: FastifyRequest) {
@@ -118,11 +120,11 @@ export class AccountService {
       throw new PlatformError('invalid_request', 'current_password is only used with new_password');
     }
     const now = this.deps.now();
-    if (name !== undefined) await this.deps.store.users.setName(user.id, name, now);
+    if (name !== undefined) await this.deps.store.users.setName(user.id, name, now, await writeEntry(this.deps, 'record.updated', OTHER_RECORDS.account, user.id, ['name']));
     if (!newHash) return this.read(user.id);
     // Every session and token of the user ends, the calling token included: whoever holds
     // the old password may have made any of them. The client signs the user in again.
-    const changed = await changePassword(this.deps.store, user.id, newHash, now);
+    const changed = await changePassword(this.deps.store, user.id, newHash, now, undefined, await writeEntry(this.deps, 'password.changed', OTHER_RECORDS.account, user.id));
     return { ...(await this.read(user.id)), sessions_ended: changed.sessionsEnded, tokens_revoked: changed.tokensRevoked };
   }
 

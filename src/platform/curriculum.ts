@@ -1,3 +1,4 @@
+import { writeEntry } from '../activity/record.ts';
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
 import type { Caller } from '../resource/guard.ts';
@@ -81,7 +82,7 @@ export class CurriculumService {
     const now = this.deps.now();
     for (const [position, id] of order.entries()) {
       if (current.find((r) => r.id === id)?.position === position) continue;
-      await this.deps.store.records.update(table, id, { position, updated_at: now });
+      await this.deps.store.records.update(table, id, { position, updated_at: now }, undefined, await writeEntry(this.deps, 'record.updated', table, id, ['position']));
     }
   }
 }

@@ -3,7 +3,8 @@ import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
 import { describeCause } from '../http/errors/http-error.ts';
 import type { Caller } from '../resource/guard.ts';
-import { DuplicateError, type Condition, type Row } from '../store/types.ts';
+import { writeEntry } from '../activity/record.ts';
+import { DuplicateError, type ActivityEntry, type Condition, type Row } from '../store/types.ts';
 import { AREAS, type AreaDef } from './areas.ts';
 import { clampPageSize, PAGE_SIZE } from './page-size.ts';
 import { eventsOnCreate, eventsOnUpdate } from './webhooks/events.ts';
@@ -210,7 +211,7 @@ export class RecordService {
     if (autoSlug) row.slug = slugify(String(row.title ?? row.name ?? row.id));
     // A generated slug that is taken gets a suffix when stored, so only a given one can conflict.
     if (opts.dryRun) await this.checkUnique(area, row, Object.keys(row), { generated: autoSlug ? 'slug' : undefined });
-    else await this.insertRow(area, row, autoSlug);
+    else await this.insertRow(area, row, autoSlug, await writeEntry(this.deps, 'record.created', area.name, String(row.id), writtenFields(area, input)));
     return rowToRecord(area.fields, row);
   }
 
@@ -229,7 +230,8 @@ export class RecordService {
       return rowToRecord(area.fields, row);
     }
     try {
-      const row = await this.deps.store.records.update(area.name, id, patch, eventsOnUpdate(area, Number(patch.updated_at)));
+      const entry = await writeEntry(this.deps, 'record.updated', area.name, id, writtenFields(area, input));
+      const row = await this.deps.store.records.update(area.name, id, patch, eventsOnUpdate(area, Number(patch.updated_at)), entry);
       if (!row) throw notFound(area, id);
       return rowToRecord(area.fields, row);
     } catch (err) {
@@ -253,7 +255,7 @@ export class RecordService {
         if (child) await this.delete(child, String(childId));
       }
     }
-    await this.deps.store.records.delete(area.name, id);
+    await this.deps.store.records.delete(area.name, id, await writeEntry(this.deps, 'record.deleted', area.name, id));
   }
 
   /** Every declared default as a column value, server-set (read-only) fields included. */
@@ -320,11 +322,11 @@ export class RecordService {
     }
   }
 
-  private async insertRow(area: AreaDef, row: Row, retrySlug: boolean): Promise<void> {
+  private async insertRow(area: AreaDef, row: Row, retrySlug: boolean, entry: ActivityEntry | undefined): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        // The webhook events are written in the insert's transaction (the outbox).
-        await this.deps.store.records.insert(area.name, row, eventsOnCreate(area, row, Number(row.created_at)));
+        // The webhook events and the activity entry are written in the insert's transaction.
+        await this.deps.store.records.insert(area.name, row, eventsOnCreate(area, row, Number(row.created_at)), entry);
         return;
       } catch (err) {
         if (!(err instanceof DuplicateError)) throw err;
@@ -335,6 +337,9 @@ export class RecordService {
     }
   }
 }
+
+/** The declared fields a write was given: the names its activity entry lists (never the values). */
+const writtenFields = (area: AreaDef, input: Record<string, unknown>): string[] => Object.keys(input).filter((name) => Object.hasOwn(area.fields, name));
 
 /** A unique value taken: the client reads which one; the store's own message goes to the log. */
 function conflict(area: AreaDef, fields: string[], cause?: DuplicateError): PlatformError {

@@ -1,3 +1,4 @@
+import { actingAs } from '../activity/acting.ts';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { registerOperation, type Operation, type OperationHandler } from '../http/routes/operation.ts';
@@ -27,9 +28,16 @@ export function securityOf(operation: Pick<GuardedOperation, 'scopes' | 'anonymo
 /**
  * Registers an operation that needs scopes: the route, the bearer guard in
  * its preValidation and its documented security, from the one declaration.
+ * A token's request runs as its app acting for its user (acting.ts), so
+ * whatever the operation writes is logged with them.
  */
 export function declareRoute<S extends FastifySchema>(app: FastifyInstance, deps: Deps, operation: GuardedOperation<S>, handler: OperationHandler<S>): void {
-  const { scopes, anonymousView = false } = operation;
+  const { scopes, anonymousView = false, operationId } = operation;
   const preValidation = protect(deps, scopes, { publicView: anonymousView });
-  registerOperation(app, operation, securityOf(operation), { preValidation }, handler);
+  const asCaller: OperationHandler<S> = function (request, reply) {
+    const caller = request.caller;
+    if (caller.kind !== 'token') return handler.call(this, request, reply);
+    return actingAs({ userId: caller.userId, clientId: caller.clientId, via: 'api', operation: operationId }, () => handler.call(this, request, reply));
+  };
+  registerOperation(app, operation, securityOf(operation), { preValidation }, asCaller);
 }

@@ -21,6 +21,7 @@ import type { ProgressStore } from './repositories/progress.ts';
 import type { WebhookStore } from './repositories/webhooks.ts';
 import type { FileStore, SettingsStore } from './repositories/settings-files.ts';
 import type { IdempotencyKeyStore } from './repositories/idempotency-keys.ts';
+import type { ActivityStore } from './repositories/activity.ts';
 
 export type * from './repositories/users.ts';
 export type * from './repositories/clients.ts';
@@ -36,6 +37,7 @@ export type * from './repositories/progress.ts';
 export type * from './repositories/webhooks.ts';
 export type * from './repositories/settings-files.ts';
 export type * from './repositories/idempotency-keys.ts';
+export type * from './repositories/activity.ts';
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
@@ -54,6 +56,7 @@ export interface Store {
   files: FileStore;
   idempotencyKeys: IdempotencyKeyStore;
   webhooks: WebhookStore;
+  activity: ActivityStore;
   /**
    * What a request answers for an error this store raised: the 503
    * temporarily_unavailable with Retry-After (src/store/unavailable.ts) when

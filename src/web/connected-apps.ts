@@ -1,3 +1,4 @@
+import { activityEntry } from '../activity/record.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { paramOf } from '../http/requests/params.ts';
 import type { Deps } from '../deps.ts';
@@ -11,6 +12,8 @@ import { redirectTarget } from './redirect-target.ts';
 
 const HTML = 'text/html; charset=utf-8';
 export const APPS_PATH = '/account/apps';
+/** How many of an app's latest entries its card shows; the school's admins read the whole log. */
+const RECENT_ACTIVITY = 10;
 
 async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
   const grants = await deps.store.grants.listForUser(userId);
@@ -27,6 +30,7 @@ async function appsOf(userId: string, deps: Deps): Promise<ConnectedApp[]> {
       connectedAt: g.createdAt,
       updatedAt: g.updatedAt,
       expiresAt: g.expiresAt,
+      recent: (await deps.store.activity.list({ userId, clientId: client.id, limit: RECENT_ACTIVITY })).entries,
     });
   }
   return apps;
@@ -54,7 +58,8 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
     if (!signedIn) return reply.code(303).redirect(`${WEB_PATHS.signIn}?return_to=${encodeURIComponent(APPS_PATH)}`, 303);
     const clientId = paramOf(request.body, 'client_id');
     if (typeof clientId !== 'string' || clientId.length > AUTHORIZATION_SERVER.limits.clientId) throw new OAuthError('invalid_request', 'Choose an app to disconnect.');
-    const removed = await deps.store.grants.delete(signedIn.user.id, clientId);
+    const entry = await activityEntry(deps, { event: 'app.disconnected', userId: signedIn.user.id, clientId, via: 'web', operation: 'disconnect' });
+    const removed = await deps.store.grants.delete(signedIn.user.id, clientId, entry);
     const revoked = await deps.store.tokens.revokeForGrant(signedIn.user.id, clientId, deps.now());
     request.log.info({ client_id: clientId, revoked }, 'app disconnected by its user');
     return show(request, reply, removed ? 'The app was disconnected; its access was revoked.' : 'That app was not connected.');
@@ -70,7 +75,8 @@ export function registerConnectedApps(app: FastifyInstance, deps: Deps): void {
     if (!CONSENT_DURATIONS.some((d) => d.id === duration)) throw new OAuthError('invalid_request', 'Choose how long the app may act for you.');
     const now = deps.now();
     const expiresAt = consentEnd({ duration }, now);
-    const changed = await deps.store.grants.setEnd(signedIn.user.id, clientId, expiresAt, now);
+    const entry = await activityEntry(deps, { event: 'consent.extended', userId: signedIn.user.id, clientId, via: 'web', operation: 'extend' });
+    const changed = await deps.store.grants.setEnd(signedIn.user.id, clientId, expiresAt, now, entry);
     request.log.info({ client_id: clientId, expires_at: expiresAt }, 'consent extended by its user');
     return show(request, reply, changed ? (expiresAt === null ? 'The app may act for you until you disconnect it.' : 'The app’s access was extended.') : 'That app is not connected.');
   });

@@ -144,6 +144,7 @@ const EXAMPLES: Record<string, Example> = {
   WEBHOOK_TIMEOUT_MS: { valid: '2500', read: (c) => c.webhooks.timeoutMs, expected: 2500, invalid: ['99', '60001', '1.5'] },
   WEBHOOK_DISABLE_AFTER_FAILURES: { valid: '3', read: (c) => c.webhooks.disableAfter, expected: 3, invalid: ['0', '1001', 'x'] },
   WEBHOOK_POLL_INTERVAL_MS: { valid: '250', read: (c) => c.webhooks.pollIntervalMs, expected: 250, invalid: ['9', '600001'] },
+  ACTIVITY_RETENTION_DAYS: { valid: '90', read: (c) => c.activityRetentionDays, expected: 90, invalid: ['0', '36501', 'x'] },
   WEBHOOK_LOG_DAYS: { valid: '7', read: (c) => c.webhooks.logDays, expected: 7, invalid: ['0', '3651'] },
   WEBHOOK_MAX_SUBSCRIPTIONS: { valid: '5', read: (c) => c.webhooks.maxSubscriptions, expected: 5, invalid: ['0', '10001', 'x'] },
   WEBHOOK_HTTP_LOOPBACK: { valid: 'false', read: (c) => c.webhooks.allowHttp, expected: 'never', invalid: ['yes', '1'] },
@@ -218,6 +219,7 @@ const RANGES: Record<string, [min: number, max: number]> = {
   WEBHOOK_DISABLE_AFTER_FAILURES: [1, 1000],
   WEBHOOK_POLL_INTERVAL_MS: [10, 600_000],
   WEBHOOK_LOG_DAYS: [1, 3650],
+  ACTIVITY_RETENTION_DAYS: [1, 36_500],
   WEBHOOK_MAX_SUBSCRIPTIONS: [1, 10_000],
 };
 

@@ -75,6 +75,7 @@ describe.each(STORE_KINDS)('MCP answers (%s)', (kind) => {
       ['list_files', () => ({})],
       ['delete_file', () => ({ id: file.id })],
       ['delete_record', () => ({ id: enrollment.id })],
+      ['list_activity', () => ({ limit: 3 })],
       ['set_my_lesson_completion', () => ({ lesson_id: lesson.id })],
     ];
     const names = (await listed()).map((t) => t.name);

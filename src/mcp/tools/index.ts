@@ -13,6 +13,7 @@ import { getSchoolSummary, publishCourse } from './tasks.ts';
 import { buildCourse, reorderCurriculum } from './course-builder.ts';
 import { deleteFile, listFiles, uploadFile } from './storage.ts';
 import { signIn } from './sign-in.ts';
+import { listActivity } from './activity.ts';
 
 /**
  * Every MCP tool, in the order tools/list shows them: the catalog, the record
@@ -49,6 +50,7 @@ export const TOOLS: readonly ToolDef[] = [
   listFiles,
   uploadFile,
   deleteFile,
+  listActivity,
   signIn,
 ];
 

@@ -39,6 +39,6 @@ export async function issueCode(req: AuthorizationRequest, user: User, authTime:
   // The code is saved before the consent is recorded, never after: a disconnect racing this
   // request deletes the grant with the user's codes (GrantStore.delete), so at worst the grant
   // reappears with no code behind it, never a live code without its grant.
-  await recordConsent(deps.store, { userId: user.id, clientId: req.client.id, scope, now }, choice);
+  await recordConsent(deps, { userId: user.id, clientId: req.client.id, scope, now }, choice && { ...choice, offered: grantable, operation: 'authorize' });
   return code;
 }

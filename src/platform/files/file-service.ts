@@ -1,3 +1,5 @@
+import { OTHER_RECORDS } from '../../activity/events.ts';
+import { writeEntry } from '../../activity/record.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -109,7 +111,7 @@ export class FileService {
     const quota = this.deps.config.storageQuotaBytes;
     let result: QuotaInsertResult;
     try {
-      result = await this.deps.store.files.insertWithinQuota(file, quota);
+      result = await this.deps.store.files.insertWithinQuota(file, quota, await writeEntry(this.deps, 'record.created', OTHER_RECORDS.files, file.id, ['name', 'content_type']));
     } catch (err) {
       await rm(final, { force: true });
       throw err;
@@ -149,7 +151,7 @@ export class FileService {
     const file = await this.find(id);
     const users = await fileReferences(this.deps, file.id);
     if (users.length) throw new PlatformError('conflict', `The file is still used by ${users.join(', ')}; point them elsewhere first`);
-    await this.deps.store.files.delete(file.id);
+    await this.deps.store.files.delete(file.id, await writeEntry(this.deps, 'record.deleted', OTHER_RECORDS.files, file.id));
     await rm(join(this.dir, file.id), { force: true });
   }
 }

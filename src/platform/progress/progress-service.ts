@@ -1,3 +1,4 @@
+import { writeEntry } from '../../activity/record.ts';
 import type { Deps } from '../../deps.ts';
 import { isCourseComplete, progressPercent } from '../../store/progress-rule.ts';
 import type { ProgressChange, Row } from '../../store/types.ts';
@@ -52,6 +53,9 @@ const NO_STUDENT = 'Your account has no student record at this school';
  * own enrollments only). Every change goes through the progress store, which
  * writes a completion and the enrollment's percent in one transaction.
  */
+/** What a completion changes of an enrollment, as its activity entry names it. */
+const PROGRESS_FIELD = 'completed_lessons';
+
 export class ProgressService {
   constructor(
     private readonly deps: Deps,
@@ -63,14 +67,16 @@ export class ProgressService {
     const enrollment = await this.records.getRow(AREAS.enrollments, 'full', enrollmentId);
     const lesson = await this.lessonOf(enrollment, lessonId);
     const now = this.deps.now();
-    return this.result(lessonId, await this.deps.store.progress.complete(enrollmentId, lessonId, String(lesson.course_id), now, eventsOnCompletion(now)), enrollmentId);
+    const entry = await writeEntry(this.deps, 'record.updated', AREAS.enrollments.name, enrollmentId, [PROGRESS_FIELD]);
+    return this.result(lessonId, await this.deps.store.progress.complete(enrollmentId, lessonId, String(lesson.course_id), now, eventsOnCompletion(now), entry), enrollmentId);
   }
 
   /** Undoes a completion; a lesson that is not completed is not an error. */
   async uncomplete(enrollmentId: string, lessonId: string): Promise<CompletionResult> {
     const enrollment = await this.records.getRow(AREAS.enrollments, 'full', enrollmentId);
     await this.lessonOf(enrollment, lessonId);
-    return this.result(lessonId, await this.deps.store.progress.uncomplete(enrollmentId, lessonId, this.deps.now()), enrollmentId);
+    const entry = await writeEntry(this.deps, 'record.updated', AREAS.enrollments.name, enrollmentId, [PROGRESS_FIELD]);
+    return this.result(lessonId, await this.deps.store.progress.uncomplete(enrollmentId, lessonId, this.deps.now(), entry), enrollmentId);
   }
 
   async report(enrollmentId: string): Promise<ProgressReport> {

@@ -12,6 +12,7 @@ import { registerRecordRoutes } from './records-routes.ts';
 import { registerSchoolRoutes } from './school-routes.ts';
 import { registerStorageRoutes } from '../files/storage-routes.ts';
 import { registerWebhookRoutes } from '../webhooks/routes.ts';
+import { registerActivityRoutes } from '../activity/activity-routes.ts';
 
 /**
  * Every /api/v1 route: the generic area routes, then the areas with routes of
@@ -35,5 +36,6 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: Deps): void {
     registerProgressRoutes(api, deps, records);
     registerEnrollByEmailRoutes(api, deps, records);
     registerWebhookRoutes(api, deps);
+    registerActivityRoutes(api, deps);
   });
 }

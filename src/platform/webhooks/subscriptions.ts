@@ -1,3 +1,5 @@
+import { OTHER_RECORDS } from '../../activity/events.ts';
+import { writeEntry } from '../../activity/record.ts';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import type { WebhookDelivery, WebhookSubscription } from '../../store/types.ts';
@@ -163,7 +165,7 @@ export class WebhookService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.deps.store.webhooks.create(subscription);
+    await this.deps.store.webhooks.create(subscription, await writeEntry(this.deps, 'record.created', OTHER_RECORDS.webhooks, subscription.id, Object.keys(input)));
     return { ...subscriptionView(subscription), secret };
   }
 
@@ -188,7 +190,8 @@ export class WebhookService {
     // A new URL, or the subscription turned back on, sends its events on: the same check as new ones.
     this.requireEventScopes(events ?? current.events, writer);
     if (patch.url !== undefined) await this.checkUrl(patch.url);
-    const updated = await this.deps.store.webhooks.update(id, { ...patch, ...(events ? { events } : {}) }, this.deps.now());
+    const entry = await writeEntry(this.deps, 'record.updated', OTHER_RECORDS.webhooks, id, Object.keys(patch));
+    const updated = await this.deps.store.webhooks.update(id, { ...patch, ...(events ? { events } : {}) }, this.deps.now(), entry);
     if (!updated) throw notFound(id);
     return subscriptionView(updated);
   }
@@ -199,7 +202,7 @@ export class WebhookService {
   }
 
   async delete(id: string): Promise<void> {
-    if (id.length > 100 || !(await this.deps.store.webhooks.delete(id))) throw notFound(id);
+    if (id.length > 100 || !(await this.deps.store.webhooks.delete(id, await writeEntry(this.deps, 'record.deleted', OTHER_RECORDS.webhooks, id)))) throw notFound(id);
   }
 
   async deliveries(id: string, limit: number = PAGE_SIZE.records, cursor?: string): Promise<{ data: DeliveryView[]; next_cursor?: string }> {

@@ -3,6 +3,7 @@ import { Kysely, Migrator, sql } from 'kysely';
 import { databaseLimits, type Config, type DatabaseLimits } from '../../config/index.ts';
 import { migrationProvider } from '../migrations/index.ts';
 import type { Store } from '../types.ts';
+import { kyselyActivityStore } from './activity.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyDeviceAuthorizationStore } from './device-authorizations.ts';
@@ -102,6 +103,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     settings: kyselySettingsStore(db),
     files: kyselyFileStore(db, database.kind),
     idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),
+    activity: kyselyActivityStore(db, maintenance),
     async migrate() {
       const target = migrationDatabase(database, db, limits);
       try {

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isCourseComplete, progressPercent } from '../progress-rule.ts';
 import type { LessonCompletion, ProgressChange, ProgressStore, Row } from '../types.ts';
+import { appendActivity } from './activity.ts';
 import { appendEvents } from './outbox.ts';
 
 /* The platform tables are not in the typed schema (records.ts reads them the same way). */
@@ -73,7 +74,7 @@ async function recompute(trx: AnyTrx, enrollment: Row, now: number, changed: boo
 
 export function kyselyProgressStore(db: AnyDb): ProgressStore {
   return {
-    async complete(enrollmentId, lessonId, courseId, now, events) {
+    async complete(enrollmentId, lessonId, courseId, now, events, activity) {
       return db.transaction().execute(async (trx) => {
         const enrollment = await lockEnrollment(trx, enrollmentId);
         if (!enrollment) return undefined;
@@ -86,15 +87,17 @@ export function kyselyProgressStore(db: AnyDb): ProgressStore {
         const completion = (await trx.selectFrom('lesson_completions').selectAll().where('enrollment_id', '=', enrollmentId).where('lesson_id', '=', lessonId).executeTakeFirst()) as Row;
         const change: ProgressChange = { ...(await recompute(trx, enrollment, now, changed)), completion: toCompletion(completion), changed };
         if (events) await appendEvents(trx, events(change, enrollment));
+        if (activity && changed) await appendActivity(trx, activity);
         return change;
       });
     },
-    async uncomplete(enrollmentId, lessonId, now) {
+    async uncomplete(enrollmentId, lessonId, now, activity) {
       return db.transaction().execute(async (trx) => {
         const enrollment = await lockEnrollment(trx, enrollmentId);
         if (!enrollment) return undefined;
         const deleted = await trx.deleteFrom('lesson_completions').where('enrollment_id', '=', enrollmentId).where('lesson_id', '=', lessonId).executeTakeFirst();
         const changed = Number(deleted.numDeletedRows) > 0;
+        if (activity && changed) await appendActivity(trx, activity);
         return { ...(await recompute(trx, enrollment, now, changed)), completion: null, changed };
       });
     },

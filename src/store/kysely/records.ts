@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import { DuplicateError, type Condition, type ListQuery, type OutboxEvent, type RecordStore, type Row } from '../types.ts';
+import { DuplicateError, type ActivityEntry, type Condition, type ListQuery, type OutboxEvent, type RecordStore, type Row } from '../types.ts';
+import { appendActivity, writing } from './activity.ts';
 import { appendEvents } from './outbox.ts';
 import type { Database } from './schema.ts';
 import { isUniqueViolation } from './unique-violation.ts';
@@ -46,7 +47,15 @@ const getRow = async (db: AnyDb, table: string, id: string) => (await db.selectF
  * so of two racing changes each sees the other's result as its "before" and a
  * transition (an order becoming paid) is reported once.
  */
-async function updateWithEvents(db: AnyDb, kind: 'sqlite' | 'postgres', table: string, id: string, patch: Row, events: (before: Row, after: Row) => OutboxEvent[]) {
+async function updateWithEvents(
+  db: AnyDb,
+  kind: 'sqlite' | 'postgres',
+  table: string,
+  id: string,
+  patch: Row,
+  events: (before: Row, after: Row) => OutboxEvent[],
+  activity: ActivityEntry | undefined,
+) {
   return db.transaction().execute(async (trx) => {
     const read = trx.selectFrom(table).selectAll().where('id', '=', id);
     const before = (await (kind === 'postgres' ? read.forUpdate() : read).executeTakeFirst()) as Row | undefined;
@@ -54,6 +63,7 @@ async function updateWithEvents(db: AnyDb, kind: 'sqlite' | 'postgres', table: s
     await trx.updateTable(table).set(patch).where('id', '=', id).execute();
     const after = (await getRow(trx, table, id))!;
     await appendEvents(trx as unknown as Kysely<Database>, events(before, after));
+    if (activity) await appendActivity(trx as unknown as Kysely<Database>, activity);
     return after;
   });
 }
@@ -70,13 +80,14 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
     async get(table, id) {
       return (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
     },
-    async insert(table, row, events = []) {
+    async insert(table, row, events = [], activity) {
       try {
-        if (events.length === 0) await db.insertInto(table).values(row).execute();
+        if (events.length === 0 && !activity) await db.insertInto(table).values(row).execute();
         else {
           await db.transaction().execute(async (trx) => {
             await trx.insertInto(table).values(row).execute();
             await appendEvents(trx as unknown as Kysely<Database>, events);
+            if (activity) await appendActivity(trx as unknown as Kysely<Database>, activity);
           });
         }
       } catch (err) {
@@ -84,9 +95,9 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
         throw err;
       }
     },
-    async update(table, id, patch, events) {
+    async update(table, id, patch, events, activity) {
       try {
-        if (events) return await updateWithEvents(db, kind, table, id, patch, events);
+        if (events || activity) return await updateWithEvents(db, kind, table, id, patch, events ?? (() => []), activity);
         const r = await db.updateTable(table).set(patch).where('id', '=', id).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) return undefined;
       } catch (err) {
@@ -95,9 +106,13 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
       }
       return getRow(db, table, id);
     },
-    async delete(table, id) {
-      const r = await db.deleteFrom(table).where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+    async delete(table, id, activity) {
+      return writing(
+        db as Kysely<Database>,
+        activity,
+        async (trx) => Number((await (trx as unknown as AnyDb).deleteFrom(table).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
+        (deleted) => deleted,
+      );
     },
     async count(table, where) {
       const r = await db

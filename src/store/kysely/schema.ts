@@ -93,6 +93,22 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+export interface ActivityTable {
+  id: string;
+  at: number;
+  event: string;
+  user_id: string | null;
+  client_id: string | null;
+  client_name: string | null;
+  client_kind: string | null;
+  via: string;
+  operation: string;
+  record_type: string | null;
+  record_id: string | null;
+  /** JSON array of field names. */
+  fields: string;
+}
+
 export interface GrantsTable {
   user_id: string;
   client_id: string;
@@ -181,4 +197,5 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  activity: ActivityTable;
 }

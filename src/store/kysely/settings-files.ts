@@ -1,3 +1,4 @@
+import { appendActivity, writing } from './activity.ts';
 import { sql, type Kysely } from 'kysely';
 import type { FileStore, SettingsStore } from '../types.ts';
 import type { Database } from './schema.ts';
@@ -9,12 +10,14 @@ export function kyselySettingsStore(db: Kysely<Database>): SettingsStore {
       const row = await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
       return row && (JSON.parse(row.value) as Record<string, unknown>);
     },
-    async put(name, value, now) {
-      await db
-        .insertInto('settings')
-        .values({ name, value: JSON.stringify(value), updated_at: now })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ value: JSON.stringify(value), updated_at: now }))
-        .execute();
+    async put(name, value, now, activity) {
+      await writing(db, activity, (trx) =>
+        trx
+          .insertInto('settings')
+          .values({ name, value: JSON.stringify(value), updated_at: now })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ value: JSON.stringify(value), updated_at: now }))
+          .execute(),
+      );
     },
   };
 }
@@ -53,14 +56,14 @@ export function kyselyFileStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres
         .values({ id: f.id, name: f.name, content_type: f.contentType, size: f.size, sha256: f.sha256, uploaded_by: f.uploadedBy, created_at: f.createdAt, updated_at: f.createdAt })
         .execute();
     },
-    async insertWithinQuota(f, quotaBytes) {
+    async insertWithinQuota(f, quotaBytes, activity) {
       // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
       const insertIfItFits = sql`
         insert into files (id, name, content_type, size, sha256, uploaded_by, created_at, updated_at)
         select cast(${f.id} as text), cast(${f.name} as text), cast(${f.contentType} as text), cast(${f.size} as integer),
                cast(${f.sha256} as text), cast(${f.uploadedBy} as text), cast(${f.createdAt} as bigint), cast(${f.createdAt} as bigint)
         where (select coalesce(sum(size), 0) from files) + cast(${f.size} as bigint) <= cast(${quotaBytes} as bigint)`;
-      return (await insertIfRoom(db, kind, 'files', insertIfItFits)) ? { stored: true } : { stored: false, usedBytes: await usedBytes() };
+      return (await insertIfRoom(db, kind, 'files', insertIfItFits, activity && ((trx) => appendActivity(trx, activity)))) ? { stored: true } : { stored: false, usedBytes: await usedBytes() };
     },
     usedBytes,
     async find(id) {
@@ -71,9 +74,13 @@ export function kyselyFileStore(db: Kysely<Database>, kind: 'sqlite' | 'postgres
       const rows = await db.selectFrom('files').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
       return rows.map(toFile);
     },
-    async delete(id) {
-      const r = await db.deleteFrom('files').where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) > 0;
+    async delete(id, activity) {
+      return writing(
+        db,
+        activity,
+        async (trx) => Number((await trx.deleteFrom('files').where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
+        (deleted) => deleted,
+      );
     },
   };
 }

@@ -1,3 +1,4 @@
+import { writing } from './activity.ts';
 import type { Kysely, Selectable } from 'kysely';
 import { isRole } from '../../access/roles.ts';
 import { DuplicateError, type User, type UserStore } from '../types.ts';
@@ -54,13 +55,21 @@ export function kyselyUserStore(db: Kysely<Database>, lookups: KeyLookup): UserS
       const rows = await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
       return rows.map(toUser);
     },
-    async setPassword(id, passwordHash, now) {
-      const r = await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
+    async setPassword(id, passwordHash, now, activity) {
+      return writing(
+        db,
+        activity,
+        async (trx) => Number((await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).executeTakeFirst()).numUpdatedRows) > 0,
+        (changed) => changed,
+      );
     },
-    async setName(id, name, now) {
-      const r = await db.updateTable('users').set({ name, updated_at: now }).where('id', '=', id).executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
+    async setName(id, name, now, activity) {
+      return writing(
+        db,
+        activity,
+        async (trx) => Number((await trx.updateTable('users').set({ name, updated_at: now }).where('id', '=', id).executeTakeFirst()).numUpdatedRows) > 0,
+        (changed) => changed,
+      );
     },
   };
 }

@@ -1,3 +1,4 @@
+import { appendActivity, writing } from './activity.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryStatus, WebhookDelivery, WebhookStore, WebhookSubscription } from '../types.ts';
 import { inBatches } from './purge.ts';
@@ -63,22 +64,24 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
       .limit(limit);
 
   return {
-    async create(s) {
-      await db
-        .insertInto('webhook_subscriptions')
-        .values({
-          id: s.id,
-          url: s.url,
-          events: JSON.stringify(s.events),
-          description: s.description,
-          sealed_secret: s.sealedSecret,
-          enabled: s.enabled ? 1 : 0,
-          disabled_reason: s.disabledReason,
-          failed_deliveries: s.failedDeliveries,
-          created_at: s.createdAt,
-          updated_at: s.updatedAt,
-        })
-        .execute();
+    async create(s, activity) {
+      await writing(db, activity, (trx) =>
+        trx
+          .insertInto('webhook_subscriptions')
+          .values({
+            id: s.id,
+            url: s.url,
+            events: JSON.stringify(s.events),
+            description: s.description,
+            sealed_secret: s.sealedSecret,
+            enabled: s.enabled ? 1 : 0,
+            disabled_reason: s.disabledReason,
+            failed_deliveries: s.failedDeliveries,
+            created_at: s.createdAt,
+            updated_at: s.updatedAt,
+          })
+          .execute(),
+      );
     },
     async find(id) {
       const r = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -101,18 +104,23 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
       if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after[0]), eb.and([eb('created_at', '=', after[0]), eb('id', '>', after[1])])]));
       return pageOf((await q.execute()).map(toSubscription), limit);
     },
-    async update(id, patch, now) {
+    async update(id, patch, now, activity) {
       const set: Partial<WebhookSubscriptionsTable> = { updated_at: now };
       if (patch.url !== undefined) set.url = patch.url;
       if (patch.events !== undefined) set.events = JSON.stringify(patch.events);
       if (patch.description !== undefined) set.description = patch.description;
       if (patch.enabled === true) Object.assign(set, { enabled: 1, disabled_reason: null, failed_deliveries: 0 });
       if (patch.enabled === false) Object.assign(set, { enabled: 0, disabled_reason: 'disabled through the API' });
-      const r = await db.updateTable('webhook_subscriptions').set(set).where('id', '=', id).executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return undefined;
+      const updated = await writing(
+        db,
+        activity,
+        async (trx) => Number((await trx.updateTable('webhook_subscriptions').set(set).where('id', '=', id).executeTakeFirst()).numUpdatedRows) > 0,
+        (changed) => changed,
+      );
+      if (!updated) return undefined;
       return this.find(id);
     },
-    async delete(id) {
+    async delete(id, activity) {
       return db.transaction().execute(async (trx) => {
         await trx.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
         const r = await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
@@ -121,7 +129,9 @@ export function kyselyWebhookStore(db: Kysely<Database>, kind: 'sqlite' | 'postg
           .deleteFrom('webhook_events')
           .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('id').whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
           .execute();
-        return Number(r.numDeletedRows) > 0;
+        const deleted = Number(r.numDeletedRows) > 0;
+        if (deleted && activity) await appendActivity(trx, activity);
+        return deleted;
       });
     },
     async listDeliveries(subscriptionId, limit, after) {

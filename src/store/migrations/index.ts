@@ -12,6 +12,7 @@ import * as webhooks from './011-webhooks.ts';
 import * as idempotencyKeys from './012-idempotency-keys.ts';
 import * as deviceAuthorizations from './013-device-authorizations.ts';
 import * as consentEnd from './014-consent-end.ts';
+import * as activity from './015-activity.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-idempotency-keys': idempotencyKeys,
   '013-device-authorizations': deviceAuthorizations,
   '014-consent-end': consentEnd,
+  '015-activity': activity,
 };
 
 export const migrationProvider: MigrationProvider = {

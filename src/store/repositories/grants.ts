@@ -1,3 +1,5 @@
+import type { ActivityEntry } from './activity.ts';
+
 /** A user's consent to a client: the connected-apps list. */
 export interface Grant {
   userId: string;
@@ -10,16 +12,16 @@ export interface Grant {
 }
 
 export interface GrantStore {
-  /** Contract: creates or replaces the user's grant to the client. */
-  upsert(grant: Grant): Promise<void>;
+  /** Contract: creates or replaces the user's grant to the client. Here `activity`, as in setEnd and delete, is appended in the same transaction (when there was a grant to change). */
+  upsert(grant: Grant, activity?: ActivityEntry): Promise<void>;
   find(userId: string, clientId: string): Promise<Grant | undefined>;
   /** Contract: sets when an existing grant ends (extended or ended by the person); false if there is no grant. */
-  setEnd(userId: string, clientId: string, expiresAt: number | null, now: number): Promise<boolean>;
+  setEnd(userId: string, clientId: string, expiresAt: number | null, now: number, activity?: ActivityEntry): Promise<boolean>;
   listForUser(userId: string): Promise<Grant[]>;
   /**
    * Contract: deletes the grant and, in the same transaction, every authorization
    * code and device authorization of that user at that client, so neither
    * outlives the consent it came from; false if there was no grant. The caller revokes the tokens after.
    */
-  delete(userId: string, clientId: string): Promise<boolean>;
+  delete(userId: string, clientId: string, activity?: ActivityEntry): Promise<boolean>;
 }

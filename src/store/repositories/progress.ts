@@ -1,3 +1,4 @@
+import type { ActivityEntry } from './activity.ts';
 import type { OutboxEvent } from './webhooks.ts';
 import type { Row } from './records.ts';
 
@@ -37,13 +38,14 @@ export interface ProgressStore {
    * already is, then recomputes the enrollment's percent: completed lessons of the course that still
    * exist over the course's lessons, rounded down; 100 and `completed_at` only when every lesson is
    * completed (the first time: `completed_at` is kept while it stays so). Undefined for an unknown enrollment.
+   * `activity` is appended in the same transaction when something changed.
    * Racing calls for one enrollment are serialised on its row, so the last one counts every completion.
    * `events` (given the change and the enrollment row before it) are written to the webhook outbox in
    * the same transaction.
    */
-  complete(enrollmentId: string, lessonId: string, courseId: string, now: number, events?: ProgressEvents): Promise<ProgressChange | undefined>;
+  complete(enrollmentId: string, lessonId: string, courseId: string, now: number, events?: ProgressEvents, activity?: ActivityEntry): Promise<ProgressChange | undefined>;
   /** Contract: as complete, removing the completion; `completed_at` is cleared when a lesson is left undone. */
-  uncomplete(enrollmentId: string, lessonId: string, now: number): Promise<ProgressChange | undefined>;
+  uncomplete(enrollmentId: string, lessonId: string, now: number, activity?: ActivityEntry): Promise<ProgressChange | undefined>;
   /** The enrollment's completions of lessons that still exist, oldest first. */
   completions(enrollmentId: string): Promise<LessonCompletion[]>;
 }

@@ -1,3 +1,4 @@
+import type { ActivityEntry } from './activity.ts';
 import type { OutboxEvent } from './webhooks.ts';
 
 export type Row = Record<string, unknown>;
@@ -24,16 +25,19 @@ export interface RecordStore {
   get(table: string, id: string): Promise<Row | undefined>;
   /**
    * Contract: throws DuplicateError when a unique column is taken. `events`
-   * are written to the webhook outbox in the same transaction as the row.
+   * are written to the webhook outbox, and `activity` to the activity log, in
+   * the same transaction as the row.
    */
-  insert(table: string, row: Row, events?: OutboxEvent[]): Promise<void>;
+  insert(table: string, row: Row, events?: OutboxEvent[], activity?: ActivityEntry): Promise<void>;
   /**
    * Contract: returns the updated row, or undefined for an unknown id; DuplicateError as insert.
    * `events` is given the row before and after the change and what it returns is written to the
-   * webhook outbox in the same transaction as the change.
+   * webhook outbox in the same transaction as the change, as is `activity` to the activity log
+   * (not for an unknown id).
    */
-  update(table: string, id: string, patch: Row, events?: (before: Row, after: Row) => OutboxEvent[]): Promise<Row | undefined>;
-  delete(table: string, id: string): Promise<boolean>;
+  update(table: string, id: string, patch: Row, events?: (before: Row, after: Row) => OutboxEvent[], activity?: ActivityEntry): Promise<Row | undefined>;
+  /** Contract: false for an unknown id; `activity` is appended in the deletion's transaction when a row went. */
+  delete(table: string, id: string, activity?: ActivityEntry): Promise<boolean>;
   count(table: string, where: Condition[]): Promise<number>;
   /** Every row matching, only the named columns: for reports over a school's data. */
   select(table: string, columns: string[], where: Condition[]): Promise<Row[]>;

@@ -1,6 +1,8 @@
+import type { ActivityEntry } from './activity.ts';
 export interface SettingsStore {
   get(name: string): Promise<Record<string, unknown> | undefined>;
-  put(name: string, value: Record<string, unknown>, now: number): Promise<void>;
+  /** `activity` is appended in the same transaction. */
+  put(name: string, value: Record<string, unknown>, now: number, activity?: ActivityEntry): Promise<void>;
 }
 
 export interface StoredFile {
@@ -24,10 +26,10 @@ export interface FileStore {
    * one database) never together pass the quota: the check and the insert are
    * one atomic step.
    */
-  insertWithinQuota(file: StoredFile, quotaBytes: number): Promise<QuotaInsertResult>;
+  insertWithinQuota(file: StoredFile, quotaBytes: number, activity?: ActivityEntry): Promise<QuotaInsertResult>;
   /** Total size in bytes of the stored files. */
   usedBytes(): Promise<number>;
   find(id: string): Promise<StoredFile | undefined>;
   list(limit: number): Promise<StoredFile[]>;
-  delete(id: string): Promise<boolean>;
+  delete(id: string, activity?: ActivityEntry): Promise<boolean>;
 }

@@ -1,3 +1,4 @@
+import type { ActivityEntry } from './activity.ts';
 import type { Role } from '../../access/roles.ts';
 
 export interface User {
@@ -18,8 +19,8 @@ export interface UserStore {
   list(): Promise<User[]>;
   /** Whether there is a user at all: `serve` asks at every start, so it reads one row, whatever the count. */
   any(): Promise<boolean>;
-  /** Contract: returns false when no such user exists. */
-  setPassword(id: string, passwordHash: string, now: number): Promise<boolean>;
+  /** Contract: returns false when no such user exists. `activity`, as every write's, is appended in the same transaction when it changed something. */
+  setPassword(id: string, passwordHash: string, now: number, activity?: ActivityEntry): Promise<boolean>;
   /** Contract: replaces the display name and updatedAt; returns false when no such user exists. */
-  setName(id: string, name: string, now: number): Promise<boolean>;
+  setName(id: string, name: string, now: number, activity?: ActivityEntry): Promise<boolean>;
 }

@@ -1,3 +1,4 @@
+import type { ActivityEntry } from './activity.ts';
 /** An event for webhook receivers, written to the outbox with the change that caused it. */
 export interface OutboxEvent {
   /** `msg_…`: the webhook-id header, the same for every attempt and receiver. */
@@ -55,16 +56,16 @@ export type AttemptOutcome =
   { ok: true; statusCode: number; durationMs: number; at: number } | { ok: false; statusCode: number | null; durationMs: number; at: number; error: string; retryAt: number | null };
 
 export interface WebhookStore {
-  create(subscription: WebhookSubscription): Promise<void>;
+  create(subscription: WebhookSubscription, activity?: ActivityEntry): Promise<void>;
   find(id: string): Promise<WebhookSubscription | undefined>;
   /** How many subscriptions there are, enabled or not. */
   count(): Promise<number>;
   /** Oldest first, after the (created_at, id) cursor. */
   list(limit: number, after?: [number, string]): Promise<{ rows: WebhookSubscription[]; next?: [number, string] }>;
   /** Contract: changes the named fields; enabling clears the reason and the failure count. Undefined for an unknown id. */
-  update(id: string, patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }, now: number): Promise<WebhookSubscription | undefined>;
+  update(id: string, patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }, now: number, activity?: ActivityEntry): Promise<WebhookSubscription | undefined>;
   /** Contract: deletes the subscription with its deliveries; false if it did not exist. */
-  delete(id: string): Promise<boolean>;
+  delete(id: string, activity?: ActivityEntry): Promise<boolean>;
   /** A subscription's deliveries, newest first, after the (created_at, id) cursor. */
   listDeliveries(subscriptionId: string, limit: number, after?: [number, string]): Promise<{ rows: WebhookDelivery[]; next?: [number, string] }>;
   findDelivery(subscriptionId: string, id: string): Promise<WebhookDelivery | undefined>;

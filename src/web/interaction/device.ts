@@ -149,7 +149,8 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     const a = found.authorization;
     const now = deps.now();
     // The same choice as the code flow's consent form: ticked scopes (never more than the role allows) and a duration.
-    const choice = body.decision === 'deny' ? undefined : readConsentChoice(body, grantableScopes(parseScope(a.scope).scopes, signedIn.user.role), now);
+    const offered = grantableScopes(parseScope(a.scope).scopes, signedIn.user.role);
+    const choice = body.decision === 'deny' ? undefined : readConsentChoice(body, offered, now);
     const approve = choice !== undefined;
     const scope = formatScope(choice?.scopes ?? []);
     const decided = await deps.store.deviceAuthorizations.decide(
@@ -160,7 +161,7 @@ export function registerDeviceRoutes(app: FastifyInstance, deps: Deps): void {
     // Another tab, or another person, decided first; or it expired meanwhile.
     if (!decided) return showCodePage(reply, signedIn, 400, displayUserCode(found.code), USED);
     const client = await resolveClient(a.clientId, deps);
-    if (choice) await recordConsent(deps.store, { userId: signedIn.user.id, clientId: a.clientId, scope, now }, choice);
+    if (choice) await recordConsent(deps, { userId: signedIn.user.id, clientId: a.clientId, scope, now }, { ...choice, offered, operation: 'device' });
     request.log.info({ event: approve ? 'device_approved' : 'device_denied', client_id: a.clientId, user_id: signedIn.user.id }, 'device authorization decided');
     const page = deviceDonePage({ approved: approve, clientName: client?.metadata.client_name ?? 'The app' });
     return reply.type(HTML).header('cache-control', 'no-store').send(page);

@@ -1,3 +1,4 @@
+import { logActivity } from '../../activity/record.ts';
 import type { FastifyInstance } from 'fastify';
 import { paramOf, paramsOf } from '../../http/requests/params.ts';
 import type { Deps } from '../../deps.ts';
@@ -30,6 +31,8 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
     if (!user || !ok) {
       const wait = claimed.refusedFor ?? (email ? passwordWrong(request, email, claimed, 'sign_in_failed') : undefined);
       if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
+      // Only an account's failures are logged for its owner and admins: an unknown address names nobody.
+      if (user) await logActivity(deps, { event: 'sign_in_failed', userId: user.id, via: 'web', operation: 'sign_in' });
       const clientName = await clientNameFor(returnTo, deps);
       if (wait) reply.header('retry-after', String(wait));
       return reply
@@ -40,6 +43,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
     }
     await passwordRight(deps, email);
     await startSession(request, reply, user, deps);
+    await logActivity(deps, { event: 'sign_in', userId: user.id, via: 'web', operation: 'sign_in' });
     return reply.code(303).header('cache-control', 'no-store').redirect(returnTo, 303);
   });
 

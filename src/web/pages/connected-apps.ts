@@ -1,3 +1,5 @@
+import { ACTIVITY_EVENTS, isActivityEvent } from '../../activity/events.ts';
+import type { ActivityEntry } from '../../store/types.ts';
 import { durationSelect } from './consent-duration.ts';
 import { describeScope, isScope } from '../../access/scopes.ts';
 import { html } from '../html.ts';
@@ -14,6 +16,8 @@ export interface ConnectedApp {
   updatedAt: number;
   /** When the consent ends; null: until disconnected. */
   expiresAt: number | null;
+  /** The newest entries of the activity log for this person and this app. */
+  recent: ActivityEntry[];
 }
 
 const date = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -26,6 +30,20 @@ function accessEnd(a: ConnectedApp, now: number) {
   if (now >= a.expiresAt) return html`<p class="access-end ended">Access ended ${moment(a.expiresAt)}. It can no longer refresh its access; extend to let it go on.</p>`;
   return html`<p class="access-end">Access ends ${moment(a.expiresAt)}.</p>`;
 }
+
+/** "created courses crs_… (title, status) with create_record": one entry as the person reads it. */
+function activityLine(e: ActivityEntry) {
+  const what = isActivityEvent(e.event) ? ACTIVITY_EVENTS[e.event] : e.event;
+  const record = e.recordType ? html` ${e.recordType} <code>${e.recordId ?? ''}</code>` : '';
+  const fields = e.event.startsWith('record.') && e.fields.length > 0 ? ` (${e.fields.join(', ')})` : '';
+  return html`<li><time datetime="${new Date(e.at).toISOString()}">${moment(e.at)}</time>: ${what}${record}${fields} <span class="muted">with ${e.operation}</span></li>`;
+}
+
+/** What the app did for the person lately, newest first. */
+const recentActivity = (a: ConnectedApp) =>
+  a.recent.length === 0
+    ? html`<p class="muted">No activity recorded yet.</p>`
+    : html`<details class="activity"><summary>What it did recently (${a.recent.length})</summary><ul>${a.recent.map(activityLine)}</ul></details>`;
 
 /** A form that sets how long the app may act, counted from now; its button names the app for screen readers. */
 const extendForm = (a: ConnectedApp, csrfToken: string) => html`<form method="post" action="/account/apps/extend" class="extend">
@@ -53,6 +71,7 @@ ${a.registeredBySchool ? html`<p class="registered-by-school">Registered by the 
 ${accessEnd(a, p.now)}
 <details><summary>What it can do (${a.scopes.length})</summary>
 <ul class="scopes">${a.scopes.map((s) => html`<li>${isScope(s) ? describeScope(s) : s} <code>${s}</code></li>`)}</ul></details>
+${recentActivity(a)}
 <form method="post" action="/account/apps/disconnect">
 <input type="hidden" name="_csrf" value="${p.csrfToken}">
 <input type="hidden" name="client_id" value="${a.clientId}">
