@@ -32,7 +32,7 @@ import { registerMcpRoutes } from './mcp/route.ts';
 import { RecordService } from './platform/records.ts';
 import { registerAssets } from './web/assets.ts';
 import { registerConnectedApps } from './web/connected-apps.ts';
-import { registerHome } from './web/home.ts';
+import { registerHome } from './discovery/home/routes.ts';
 import { registerInteraction } from './web/interaction/index.ts';
 import { httpErrorPage } from './web/pages/error.ts';
 import { registerCsrf } from './web/csrf.ts';

@@ -30,6 +30,11 @@ li.app h2 { font-size: 1.15rem; margin: 0; }
 .user-code { font-family: ui-monospace, monospace; font-size: 1.25em; letter-spacing: .1em; }
 input.user-code { text-transform: uppercase; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+pre { overflow-x: auto; padding: .75rem; border: 1px solid #8884; border-radius: .25rem; }
+ul.courses { list-style: none; padding: 0; }
+li.course { border-top: 1px solid #8884; padding: .5rem 0; }
+li.course h3 { margin: 0; font-size: 1.1rem; }
+ol.outline ol { padding-left: 1.25rem; }
 `;
 
 export function registerAssets(app: FastifyInstance): void {
