@@ -35,7 +35,7 @@ export function buildMcpServer(ctx: ToolContext, access: ToolAccess, version: st
     },
   );
   server.server.setRequestHandler('tools/list', () => ({ tools: toolList(access) }));
-  server.server.setRequestHandler('tools/call', (request) => callTool(ctx, request.params.name, request.params.arguments ?? {}));
+  server.server.setRequestHandler('tools/call', (request, requestCtx) => callTool(ctx, request.params.name, request.params.arguments ?? {}, requestCtx));
   answerSetLevel(server);
   // A tool request reaches neither resources nor prompts, whose registration (a schema
   // per prompt argument, a handler per resource) is most of what building a server costs;

@@ -1,3 +1,6 @@
+import { confirmDestructive } from './confirmation.ts';
+import { logActivity } from '../activity/record.ts';
+import type { InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 import { actingAs } from '../activity/acting.ts';
 import { z } from 'zod';
 import type { Scope } from '../access/scopes.ts';
@@ -10,7 +13,7 @@ import { checkArguments } from './arguments.ts';
 import { closest } from '../http/requests/input-issues.ts';
 import { pseudonymizeOption, withPseudonyms } from './pseudonymous-records.ts';
 import { defaultToolsets, type ToolsetName } from './toolsets.ts';
-import type { ToolAccess, ToolContext, ToolDef } from './tool.ts';
+import type { Removal, ToolAccess, ToolContext, ToolDef } from './tool.ts';
 import { TOOLS, toolByName } from './tools/index.ts';
 
 export const TOOL_TIMEOUT_MS = 10_000;
@@ -75,7 +78,7 @@ function listedTool(tool: ToolDef): ListedTool {
     title: tool.title,
     description: tool.scopes.length ? `${tool.description} (scope: ${tool.scopes.join(' ')})` : tool.description,
     inputSchema: toolSchemaOf(inputOf(tool)) as ListedTool['inputSchema'],
-    annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive ?? false, idempotentHint: tool.idempotent ?? tool.readOnly, openWorldHint: false },
+    annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destroys !== undefined, idempotentHint: tool.idempotent ?? tool.readOnly, openWorldHint: false },
   };
 }
 
@@ -138,12 +141,43 @@ function allowed(tool: ToolDef, args: unknown, caller: Caller): boolean {
 }
 
 /**
+ * Before a destructive call runs, the person is asked (confirmation.ts)
+ * when the client can ask them; their answer is logged with the app, and a
+ * "no" ends the call with a tool error that says nothing was removed.
+ * Undefined: go on (confirmed, or a client that cannot ask, which already
+ * sees the tool's destructiveHint).
+ */
+async function askFirst(ctx: ToolContext, tool: ToolDef, removal: Removal, args: unknown, request: ServerContext | undefined): Promise<CallResult | InputRequiredResult | undefined> {
+  const caller = ctx.caller;
+  if (caller.kind !== 'token' || !request) return undefined;
+  const step = await confirmDestructive(request, ctx.deps, {
+    tool: tool.name,
+    args,
+    who: `${caller.userId} ${caller.clientId}`,
+    message: `An app asks to remove ${removal.label} (${tool.title.toLowerCase()}). This cannot be undone. Go ahead?`,
+  });
+  if ('ask' in step) return step.ask;
+  if ('cannotAsk' in step) return undefined;
+  await logActivity(ctx.deps, {
+    event: 'confirmation.answered',
+    userId: caller.userId,
+    clientId: caller.clientId,
+    via: 'mcp',
+    operation: tool.name,
+    recordType: removal.recordType,
+    recordId: removal.recordId,
+    fields: [step.answer],
+  });
+  return step.answer === 'accepted' ? undefined : failure(`Nothing was removed: the person declined to remove ${removal.label}.`);
+}
+
+/**
  * Runs a tool: unknown tools and arguments are answered with what to call
  * instead; failures become results with isError, never transport errors.
  * The text carries the summary and then the structured content as JSON, so
  * a client that shows only one of them shows everything.
  */
-export async function callTool(ctx: ToolContext, name: string, args: unknown): Promise<CallResult> {
+export async function callTool(ctx: ToolContext, name: string, args: unknown, request?: ServerContext): Promise<CallResult | InputRequiredResult> {
   const tool = toolByName(name);
   if (!tool) {
     const near = closest(
@@ -157,6 +191,10 @@ export async function callTool(ctx: ToolContext, name: string, args: unknown): P
   if (!allowed(tool, args, ctx.caller)) return failure(`This call needs the scope ${[...tool.scopes, ...(tool.argumentScopes?.(args) ?? [])].join(' ')}.`);
   try {
     const { pseudonymize, ...input } = checkArguments(inputOf(tool), args) as Record<string, unknown>;
+    if (tool.destroys && input.dry_run !== true && ctx.caller.kind === 'token') {
+      const asked = await askFirst(ctx, tool, tool.destroys(input), args, request);
+      if (asked) return asked;
+    }
     const run = () => withPseudonyms(ctx, pseudonymize).then((callCtx) => tool.run(callCtx, input as never));
     const caller = ctx.caller;
     // What the tool writes is logged as this tool's, called by the token's app for its user.

@@ -66,8 +66,12 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   showsLearners?: boolean;
   /** Read-only tools are marked so clients may call them without confirmation. */
   readOnly: boolean;
-  /** A write that removes something (MCP destructiveHint); absent: false. */
-  destructive?: boolean;
+  /**
+   * A write that removes something (MCP destructiveHint): what a call would
+   * remove, named for the question put to the person before it runs
+   * (confirmation.ts) and for the activity log. Absent: not destructive.
+   */
+  destroys?: (args: Record<string, unknown>) => Removal;
   /** Calling it again with the same arguments changes nothing more (MCP idempotentHint); absent: as readOnly. */
   idempotent?: boolean;
   run(ctx: ToolContext, args: z.infer<z.ZodObject<Shape>>): Promise<ToolResult>;
@@ -79,6 +83,13 @@ export interface ToolAccess {
   scopes: ReadonlySet<Scope>;
   toolsets: ReadonlySet<ToolsetName>;
   readOnly: boolean;
+}
+
+/** What a destructive call would remove: a record, by type and id, and how the question names it. */
+export interface Removal {
+  recordType: string;
+  recordId: string;
+  label: string;
 }
 
 export const defineTool = <Shape extends z.ZodRawShape>(def: ToolDef<Shape>): ToolDef => def as unknown as ToolDef;

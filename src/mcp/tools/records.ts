@@ -298,7 +298,10 @@ function deleteRecord(areas: AreaDef[]): ToolDef {
     argumentScopes: writeScopeOfId,
     listedFor: (access) => listedOver(reachableAreas(access, 'write'), deleteRecord),
     readOnly: false,
-    destructive: true,
+    destroys: (args) => {
+      const area = areaOfId(args.id);
+      return { recordType: area?.name ?? 'record', recordId: String(args.id), label: `${area?.label ?? 'record'} ${String(args.id)}` };
+    },
     idempotent: true,
     input: { id: idInput(areas), dry_run: dryRunInput() },
     async run(ctx, args) {

@@ -1,3 +1,4 @@
+import { OTHER_RECORDS } from '../../activity/events.ts';
 import { z } from 'zod';
 import { Readable } from 'node:stream';
 import { FileService } from '../../platform/files/file-service.ts';
@@ -78,7 +79,7 @@ export const deleteFile = defineTool({
   description: 'Deletes an uploaded file; refused while a record still links to it.',
   scopes: ['storage:write'],
   readOnly: false,
-  destructive: true,
+  destroys: (args) => ({ recordType: OTHER_RECORDS.files, recordId: String(args.id), label: `stored file ${String(args.id)}` }),
   idempotent: true,
   input: { id: z.string().min(5).max(100).describe('The file id (fil_...)') },
   async run(ctx, args) {

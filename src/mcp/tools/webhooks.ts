@@ -1,3 +1,4 @@
+import { OTHER_RECORDS } from '../../activity/events.ts';
 import { z } from 'zod';
 import { PlatformError } from '../../platform/errors.ts';
 import { eventArea, eventReadScopes, WEBHOOK_EVENT_TYPES } from '../../platform/webhooks/events.ts';
@@ -94,7 +95,7 @@ export const deleteWebhook = defineTool({
   description: 'Deletes a webhook subscription with its delivery log; nothing more is sent to it.',
   scopes: [WEBHOOK_SCOPE],
   readOnly: false,
-  destructive: true,
+  destroys: (args) => ({ recordType: OTHER_RECORDS.webhooks, recordId: String(args.id), label: `webhook ${String(args.id)}` }),
   idempotent: true,
   input: {
     id: z.string().min(1).max(100).describe('The webhook id (wh_…)'),
