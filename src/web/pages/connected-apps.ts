@@ -34,7 +34,9 @@ function accessEnd(a: ConnectedApp, now: number) {
 /** "created courses crs_… (title, status) with create_record": one entry as the person reads it. */
 function activityLine(e: ActivityEntry) {
   const what = isActivityEvent(e.event) ? ACTIVITY_EVENTS[e.event] : e.event;
-  const record = e.recordType ? html` ${e.recordType} <code>${e.recordId ?? ''}</code>` : '';
+  // A setting (school, appearance) is its own id: named once.
+  const id = e.recordId && e.recordId !== e.recordType ? html` <code>${e.recordId}</code>` : '';
+  const record = e.recordType ? html` ${e.recordType}${id}` : '';
   const fields = e.event.startsWith('record.') && e.fields.length > 0 ? ` (${e.fields.join(', ')})` : '';
   return html`<li><time datetime="${new Date(e.at).toISOString()}">${moment(e.at)}</time>: ${what}${record}${fields} <span class="muted">with ${e.operation}</span></li>`;
 }
