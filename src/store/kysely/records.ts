@@ -30,7 +30,9 @@ function listQuery(db: AnyDb, table: string, q: ListQuery) {
       }
       if (q.after) {
         const [v, id] = q.after;
-        all.push(eb.or([eb(q.sort, '>', v), eb.and([eb(q.sort, '=', v), eb('id', '>', id)])]));
+        // A row-value comparison, (sort, id) > (v, id): both engines read it as the start of an
+        // index range on (sort, id), where the same test written with OR scans from the first row.
+        all.push(eb(eb.refTuple(q.sort, 'id'), '>', eb.tuple(v, id)));
       }
       return eb.and(all);
     })
