@@ -1,8 +1,9 @@
 /**
- * What the activity log records, each with the words /auth.md, /openapi.json
- * and the connected-apps page use for it: the one list entries are checked
- * against. Writes are `record.*` whatever the record (a course, a school
- * setting, a file, a webhook); the rest are security events.
+ * What the activity log records, each with the words the connected-apps
+ * page shows for it: the one list /openapi.json, the API's filters and the
+ * MCP tool take the names from. Writes are `record.*` whatever the record
+ * (a course, a school setting, a file, a webhook); the rest are security
+ * events.
  */
 export const ACTIVITY_EVENTS = {
   'record.created': 'created',
