@@ -12,7 +12,7 @@ import type { ActivityChannel } from './events.ts';
 export interface Acting {
   userId: string;
   clientId: string;
-  via: Exclude<ActivityChannel, 'web'>;
+  via: Extract<ActivityChannel, 'api' | 'mcp'>;
   operation: string;
 }
 

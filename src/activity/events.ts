@@ -38,8 +38,8 @@ export const OTHER_RECORDS = {
   account: 'account',
 } as const;
 
-/** How a change reached Lyceum: the REST API, an MCP tool, or a page in the browser. */
-export const ACTIVITY_CHANNELS = ['api', 'mcp', 'web'] as const;
+/** How a change reached Lyceum: the REST API, an MCP tool, a page in the browser, or the `lyceum` command. */
+export const ACTIVITY_CHANNELS = ['api', 'mcp', 'web', 'cli'] as const;
 export type ActivityChannel = (typeof ACTIVITY_CHANNELS)[number];
 
 /**

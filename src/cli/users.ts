@@ -1,3 +1,5 @@
+import { activityEntry } from '../activity/record.ts';
+import { OTHER_RECORDS } from '../activity/events.ts';
 import { randomUUID } from 'node:crypto';
 import { isRole, ROLES } from '../access/roles.ts';
 import type { Store } from '../store/types.ts';
@@ -63,7 +65,13 @@ export async function usersCommand(store: Store, args: string[]): Promise<void> 
     }
     const user = await store.users.findByEmail(values.email);
     if (!user) throw new UsageError(`no user with email ${values.email}`);
-    const changed = await changePassword(store, user.id, await hashPassword(values.password), Date.now());
+    const now = Date.now();
+    // A security event wherever it happens: the school's log says the password was changed on the server's machine.
+    const entry = await activityEntry(
+      { store, now: () => now },
+      { event: 'password.changed', userId: user.id, via: 'cli', operation: 'users passwd', recordType: OTHER_RECORDS.account, recordId: user.id },
+    );
+    const changed = await changePassword(store, user.id, await hashPassword(values.password), now, undefined, entry);
     console.log(
       `password changed for ${user.email}; signed out everywhere: ${changed.sessionsEnded} browser session${changed.sessionsEnded === 1 ? '' : 's'} ended, ${changed.tokensRevoked} token${changed.tokensRevoked === 1 ? '' : 's'} revoked`,
     );

@@ -189,6 +189,8 @@ describe('lyceum users, clients and migrate on SQLite', { timeout: CLI_TIMEOUT }
       const user = await store.users.findByEmail('a@b.test');
       expect(await verifyPassword(user!.passwordHash, 'brand-new-password')).toBe(true);
       expect(await verifyPassword(user!.passwordHash, 'longenough1')).toBe(false);
+      const [logged] = (await store.activity.list({ userId: user!.id, event: 'password.changed', limit: 5 })).entries;
+      expect(logged).toMatchObject({ via: 'cli', operation: 'users passwd', clientId: null, recordType: 'account', recordId: user!.id, fields: [] });
     } finally {
       await store.close();
     }
