@@ -14,7 +14,7 @@ import { haveChromium, launchChromium, noteSkippedBrowserTests } from '../helper
 import { registerDeviceClient, startDevice } from '../helpers/device.ts';
 import { startListener } from '../helpers/loopback-listener.ts';
 import { authorizeUrl, pkcePair, postForm, registerPublicClient } from '../helpers/oauth.ts';
-import { api } from '../helpers/records.ts';
+import { mcpPost, resultOf, toolCall } from '../helpers/mcp.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { STORE_KINDS } from '../helpers/stores.ts';
 
@@ -106,8 +106,11 @@ describe.skipIf(!haveChromium)('every page, without JavaScript, passes axe-core'
         code_verifier: verifier,
       });
       expect(token.status, token.text).toBe(200);
-      // Something for the app's card to show under "What it did recently".
-      expect((await api(server.issuer, 'POST', '/courses', { token: token.json.access_token as string, body: { title: 'Made by the agent' } })).status).toBe(201);
+      // Something for the app's card to show under "What it did recently": a write through an MCP tool.
+      const made = await mcpPost(server.issuer, toolCall('create_record', { area: 'courses', values: { title: 'Made by the agent' } }), {
+        authorization: `Bearer ${token.json.access_token as string}`,
+      });
+      expect(resultOf(made).isError ?? false).toBe(false);
     } finally {
       await listener.close();
     }
@@ -130,7 +133,8 @@ describe.skipIf(!haveChromium)('every page, without JavaScript, passes axe-core'
 
     // Connected apps: the list with its activity, extend, disconnect.
     await page.goto(`${server.issuer}/account/apps`);
-    await page.getByText('What it did recently').first().waitFor();
+    await page.getByText('What it did recently').first().click();
+    expect(await page.locator('li.app', { hasText: 'Course Agent' }).locator('details.activity').textContent()).toMatch(/created courses crs_\S+ \(title\) with create_record/);
     await audit('connected apps');
     await page.getByLabel('New end').first().selectOption('1d');
     await page.getByRole('button', { name: 'Extend access of Course Agent' }).click();
