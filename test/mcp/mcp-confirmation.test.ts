@@ -149,4 +149,26 @@ describe.each(STORE_KINDS)('MCP asks before destroying (%s)', (kind) => {
       await client.close();
     }
   });
+
+  it('takes no answer after ten minutes: the question is asked again', async () => {
+    const client = await connect(true);
+    const thaw = server.freezeClock();
+    try {
+      const id = await newCourse();
+      const yes = { confirm: { action: 'accept', content: { confirm: true } } };
+      const call = async (extra: Record<string, unknown> = {}) =>
+        (await client.request({ method: 'tools/call', params: { name: 'delete_record', arguments: { id }, ...extra } }, { allowInputRequired: true })) as unknown as Record<string, unknown>;
+      const question = await call();
+      server.advance(10 * 60_000);
+      expect((await call({ inputResponses: yes, requestState: question.requestState })).resultType).toBe('input_required');
+      expect(await exists(id)).toBe(true);
+      const again = await call();
+      server.advance(10 * 60_000 - 1);
+      expect((await call({ inputResponses: yes, requestState: again.requestState })).isError ?? false).toBe(false);
+      expect(await exists(id)).toBe(false);
+    } finally {
+      thaw();
+      await client.close();
+    }
+  });
 });
