@@ -29,13 +29,13 @@ describe.each(STORE_KINDS)('MCP asks before destroying (%s)', (kind) => {
     await server?.stop();
   });
 
-  /** A v2 client with the token; with `canAsk`, one that shows forms and answers with `answer`. */
-  async function connect(canAsk: boolean): Promise<Client> {
+  /** A v2 client with the token; with `canAsk`, one that shows forms and answers with `answer`; `capabilities` replaces what it declares. */
+  async function connect(canAsk: boolean, capabilities?: Record<string, unknown>): Promise<Client> {
     const transport = new StreamableHTTPClientTransport(new URL(`${server.issuer}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     // Pinned to the revision whose tool results can ask for input (input_required).
     const client = new Client(
       { name: 'confirmation-test', version: '1.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(canAsk ? { capabilities: { elicitation: { form: {} } } } : {}) },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(capabilities ? { capabilities } : canAsk ? { capabilities: { elicitation: { form: {} } } } : {}) },
     );
     if (canAsk) {
       client.setRequestHandler('elicitation/create', (request) => {
@@ -168,6 +168,17 @@ describe.each(STORE_KINDS)('MCP asks before destroying (%s)', (kind) => {
       expect(await exists(id)).toBe(false);
     } finally {
       thaw();
+      await client.close();
+    }
+  });
+
+  it('does not ask a client that takes only URL-mode questions: a yes/no form is not one it can show', async () => {
+    const client = await connect(false, { elicitation: { url: {} } });
+    try {
+      const id = await newCourse();
+      expect(((await client.callTool({ name: 'delete_record', arguments: { id } })) as CallResult).isError ?? false).toBe(false);
+      expect(await exists(id)).toBe(false);
+    } finally {
       await client.close();
     }
   });
