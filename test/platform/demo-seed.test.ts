@@ -424,7 +424,9 @@ describe('first start', () => {
     for (const c of children) await c.stop();
   });
 
-  it('lyceum serve on an empty database seeds the demo before listening, says so in one line, and only the first time', async () => {
+  // Two `lyceum serve` processes, each loading the whole server through tsx: 19 s in a CI run,
+  // past 30 s once on a loaded machine. Each start still has spawnServe's own bound.
+  it('lyceum serve on an empty database seeds the demo before listening, says so in one line, and only the first time', { timeout: 120_000 }, async () => {
     const port = await freePort();
     const url = await freshDatabaseUrl('sqlite');
     const first = await serve(port, url);
