@@ -86,6 +86,13 @@ describe.each(STORE_KINDS)('the activity log (%s)', (kind) => {
     ]);
   });
 
+  it("logs a change of the school's settings and appearance as the document's own record, naming the settings changed", async () => {
+    expect((await api(server.issuer, 'PATCH', '/school', { token: await token(ALL_SCOPES), body: { name: 'Renamed' } })).status).toBe(200);
+    expect((await api(server.issuer, 'PATCH', '/appearance', { token: await token(ALL_SCOPES), body: { primary_color: '#224466' } })).status).toBe(200);
+    expect((await about('school')).map((e) => [e.event, e.record, e.fields, e.operation])).toEqual([['record.updated', { type: 'school', id: 'school' }, ['name'], 'updateSchool']]);
+    expect((await about('appearance')).map((e) => [e.record, e.fields])).toEqual([[{ type: 'appearance', id: 'appearance' }, ['primary_color']]]);
+  });
+
   it('logs nothing for a write that failed or was refused: the entry is committed with the change', async () => {
     const slug = marker('slug-');
     const first = await api(server.issuer, 'POST', '/courses', { token: await token(ALL_SCOPES), body: { title: 'One', slug } });
