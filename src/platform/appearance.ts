@@ -1,5 +1,5 @@
 import { OTHER_RECORDS } from '../activity/events.ts';
-import { writeEntry } from '../activity/record.ts';
+import { saveSettingsDocument } from './settings-document.ts';
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
 import { API_PREFIX } from './routes/paths.ts';
@@ -65,13 +65,7 @@ export class AppearanceService {
     if (changes.accent_color) changes.accent_color = changes.accent_color.toUpperCase();
     const now = this.deps.now();
     const next: Appearance = { ...(await this.read()), ...changes, updated_at: new Date(now).toISOString() };
-    if (!opts.dryRun)
-      await this.deps.store.settings.put(
-        APPEARANCE_SETTINGS_KEY,
-        next as unknown as Record<string, unknown>,
-        now,
-        await writeEntry(this.deps, 'record.updated', OTHER_RECORDS.appearance, APPEARANCE_SETTINGS_KEY, Object.keys(changes)),
-      );
+    if (!opts.dryRun) await saveSettingsDocument(this.deps, APPEARANCE_SETTINGS_KEY, OTHER_RECORDS.appearance, next, now, Object.keys(changes));
     return this.withEffectiveLogo(next);
   }
 

@@ -1,5 +1,5 @@
 import { OTHER_RECORDS } from '../activity/events.ts';
-import { writeEntry } from '../activity/record.ts';
+import { saveSettingsDocument } from './settings-document.ts';
 import type { Deps } from '../deps.ts';
 import { PlatformError } from './errors.ts';
 
@@ -106,13 +106,7 @@ export class SchoolSettingsService {
     if (Object.keys(changes).length === 0) throw new PlatformError('invalid_request', 'The body names no setting to change');
     const now = this.deps.now();
     const next = { ...(await this.read()), ...checkPatch(changes), updated_at: new Date(now).toISOString() };
-    if (!opts.dryRun)
-      await this.deps.store.settings.put(
-        SCHOOL_SETTINGS_KEY,
-        next as unknown as Record<string, unknown>,
-        now,
-        await writeEntry(this.deps, 'record.updated', OTHER_RECORDS.school, SCHOOL_SETTINGS_KEY, Object.keys(changes)),
-      );
+    if (!opts.dryRun) await saveSettingsDocument(this.deps, SCHOOL_SETTINGS_KEY, OTHER_RECORDS.school, next, now, Object.keys(changes));
     return next;
   }
 }
