@@ -17,7 +17,7 @@ export const listActivity = defineTool({
   toolset: 'site',
   title: 'Activity log',
   description:
-    'Who did what, newest first: every write through the API or MCP (with the app and the tool or operation that made it, and the names of the fields it set) and every sign-in, consent, disconnection, password change and revocation. Filter by user_id, client_id, record_id, record_type, operation, event, since and until (RFC 3339); pass next_cursor back as cursor for more (same data as GET /api/v1/activity).',
+    'Who did what, newest first: every write through the API or MCP, with the app, the operation or tool and the fields set, and every sign-in, consent, disconnection, password change and revocation (as GET /api/v1/activity). Pass next_cursor back as cursor for more.',
   scopes: [ACTIVITY_SCOPE],
   readOnly: true,
   input: {

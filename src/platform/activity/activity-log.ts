@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { stringify } from 'csv-stringify';
 import { Readable } from 'node:stream';
-import { ACTIVITY_CHANNELS, ACTIVITY_EVENT_NAMES, CLIENT_KINDS, type ClientKind } from '../../activity/events.ts';
+import { ACTIVITY_CHANNELS, ACTIVITY_EVENT_NAMES, CLIENT_KINDS, OTHER_RECORDS, type ClientKind } from '../../activity/events.ts';
 import type { Deps } from '../../deps.ts';
 import type { ActivityEntry, ActivityQuery } from '../../store/types.ts';
 import { PlatformError } from '../errors.ts';
@@ -17,7 +17,11 @@ export const activityFilters = z.object({
   user_id: z.string().max(100).optional().describe('Only what was done by or for this person'),
   client_id: z.string().max(2048).optional().describe('Only what this app did'),
   record_id: z.string().max(100).optional().describe('Only what happened to this record'),
-  record_type: z.string().max(100).optional().describe('Only records of this type: an area (courses, students, ...) or school, appearance, files, webhook_subscriptions, account'),
+  record_type: z
+    .string()
+    .max(100)
+    .optional()
+    .describe(`Only records of this type: an area (courses, students, ...) or ${Object.values(OTHER_RECORDS).join(', ')}`),
   operation: z.string().max(100).optional().describe('Only this API operation (its operationId) or MCP tool'),
   event: z
     .enum(ACTIVITY_EVENT_NAMES as [string, ...string[]])
