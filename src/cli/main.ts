@@ -17,6 +17,7 @@ Commands:
   clients list | show ID | delete ID
   keys rotate | list            ID-token signing keys
   seed --demo                   replace all school data with the demo school (users and apps are kept)
+  analytics rebuild             count the analytics figures again from the records (after a restore or import)
   help                          this text
 
 Settings (environment variables):
@@ -72,6 +73,10 @@ async function main(argv: string[]): Promise<void> {
       const config = loadConfig();
       const { keysCommand } = await import('./keys.ts');
       return withStore((store) => keysCommand(store, config, rest), config);
+    }
+    case 'analytics': {
+      const { analyticsCommand } = await import('./analytics.ts');
+      return withStore((store) => analyticsCommand(store, rest));
     }
     case 'seed': {
       const { seedCommand } = await import('./seed.ts');

@@ -1,4 +1,5 @@
 import { PlatformError } from './errors.ts';
+import { DAY_MS as DAY, periodBounds, periodOf } from '../util/calendar-periods.ts';
 
 /**
  * Date ranges and period buckets of the analytics report. All in UTC: a day
@@ -18,9 +19,7 @@ export interface DateRange {
   to: string;
 }
 
-const DAY = 86_400_000;
 const MAX_YEARS = 5;
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** "YYYY-MM-DD", a real calendar day from 1970 on → its first instant. */
@@ -47,27 +46,24 @@ export function resolveRange(query: { from?: string; to?: string }, now: number)
   return { start: from, end: to + DAY, from: dayString(from), to: dayString(to) };
 }
 
-/** The label of the period holding an instant. */
-export function periodOf(ms: number, interval: Interval): string {
-  const d = new Date(ms);
-  if (interval === 'month') return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}`;
-  // ISO 8601: a week belongs to the year of its Thursday; week 1 holds the year's first Thursday.
-  const day = Math.floor(ms / DAY) * DAY;
-  const thursday = day + (3 - ((d.getUTCDay() + 6) % 7)) * DAY;
-  const year = new Date(thursday).getUTCFullYear();
-  const week = 1 + Math.floor((thursday - Date.UTC(year, 0, 1)) / (7 * DAY));
-  return `${year}-W${pad(week)}`;
+/** One period of a report: its label and, when the range covers only part of it, the days it covers. */
+export interface ReportPeriod {
+  label: string;
+  /** Empty when the whole period lies in the range; else the days (labels) of it that do. */
+  partial: string[];
 }
 
 /** Every period overlapping the range, in order: the series have no gaps. */
-export function periodsOf(range: DateRange, interval: Interval): string[] {
-  const out: string[] = [];
-  if (interval === 'month') {
-    const d = new Date(range.start);
-    for (let y = d.getUTCFullYear(), m = d.getUTCMonth(); Date.UTC(y, m, 1) < range.end; m++) out.push(periodOf(Date.UTC(y, m, 1), 'month'));
-    return out;
+export function periodsOf(range: DateRange, interval: Interval): ReportPeriod[] {
+  const out: ReportPeriod[] = [];
+  for (let t = range.start; t < range.end;) {
+    const { start, end } = periodBounds(t, interval);
+    const partial: string[] = [];
+    if (start < range.start || end > range.end) {
+      for (let day = Math.max(start, range.start); day < Math.min(end, range.end); day += DAY) partial.push(periodOf(day, 'day'));
+    }
+    out.push({ label: periodOf(start, interval), partial });
+    t = end;
   }
-  const monday = range.start - ((new Date(range.start).getUTCDay() + 6) % 7) * DAY;
-  for (let t = monday; t < range.end; t += 7 * DAY) out.push(periodOf(t, 'week'));
   return out;
 }

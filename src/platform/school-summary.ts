@@ -1,18 +1,16 @@
 import type { Deps } from '../deps.ts';
 import { AREAS } from './areas.ts';
 import { SchoolSettingsService } from './school-settings.ts';
-
-/** The first moment of the UTC month of `now`, and the month as YYYY-MM. */
-function monthOf(now: number): { start: number; month: string } {
-  const d = new Date(now);
-  return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), month: d.toISOString().slice(0, 7) };
-}
+import { ALL_TIME } from '../store/analytics-rule.ts';
+import { periodOf } from '../util/calendar-periods.ts';
 
 /**
- * A school at a glance, counted from its records on each request: courses by
- * status, students, enrollments, orders paid in the current month (UTC) with
- * their revenue, and published events still to come. Revenue adds up orders
- * in the school's currency only, as the analytics report does.
+ * A school at a glance: courses by status, students, enrollments, orders paid
+ * in the current month (UTC) with their revenue, and published events still
+ * to come. Enrollments and the month's orders are read from the analytics
+ * counters (src/store/analytics-rule.ts), the rest are counts over indexes.
+ * Revenue adds up orders in the school's currency only, as the analytics
+ * report does.
  */
 export class SchoolSummaryService {
   constructor(private readonly deps: Deps) {}
@@ -20,27 +18,21 @@ export class SchoolSummaryService {
   async summary() {
     const now = this.deps.now();
     const records = this.deps.store.records;
-    const { start, month } = monthOf(now);
+    const month = periodOf(now, 'month');
     const { currency } = await new SchoolSettingsService(this.deps).read();
     const courses: Record<string, number> = {};
     for (const status of AREAS.courses.fields.status.enum) courses[status] = await records.count('courses', [['status', '=', status]]);
-    const paid = await records.select(
-      'orders',
-      ['total_cents', 'currency'],
-      [
-        ['status', '=', 'paid'],
-        ['paid_at', '>=', start],
-      ],
-    );
-    const inCurrency = paid.filter((o) => (typeof o.currency === 'string' && o.currency ? o.currency.toUpperCase() : currency) === currency);
+    const counters = await this.deps.store.analytics.counters([month, ALL_TIME]);
+    const sum = (period: string, metric: string, keep: (dimension: string) => boolean = () => true) =>
+      counters.filter((c) => c.period === period && c.metric === metric && keep(c.dimension)).reduce((n, c) => n + c.value, 0);
     return {
       month,
       currency,
       courses,
       students: await records.count('students', []),
-      enrollments: await records.count('enrollments', []),
-      orders_paid_this_month: paid.length,
-      revenue_this_month_cents: inCurrency.reduce((sum, o) => sum + Number(o.total_cents ?? 0), 0),
+      enrollments: sum(ALL_TIME, 'enrollments'),
+      orders_paid_this_month: sum(month, 'orders_paid'),
+      revenue_this_month_cents: sum(month, 'revenue_cents', (d) => d === '' || d === currency),
       upcoming_events: await records.count('events', [
         ['status', '=', 'published'],
         ['starts_at', '>=', now],

@@ -22,6 +22,7 @@ import type { WebhookStore } from './repositories/webhooks.ts';
 import type { FileStore, SettingsStore } from './repositories/settings-files.ts';
 import type { IdempotencyKeyStore } from './repositories/idempotency-keys.ts';
 import type { ActivityStore } from './repositories/activity.ts';
+import type { AnalyticsStore } from './repositories/analytics.ts';
 
 export type * from './repositories/users.ts';
 export type * from './repositories/clients.ts';
@@ -38,6 +39,7 @@ export type * from './repositories/webhooks.ts';
 export type * from './repositories/settings-files.ts';
 export type * from './repositories/idempotency-keys.ts';
 export type * from './repositories/activity.ts';
+export type * from './repositories/analytics.ts';
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
@@ -57,6 +59,7 @@ export interface Store {
   idempotencyKeys: IdempotencyKeyStore;
   webhooks: WebhookStore;
   activity: ActivityStore;
+  analytics: AnalyticsStore;
   /**
    * What a request answers for an error this store raised: the 503
    * temporarily_unavailable with Retry-After (src/store/unavailable.ts) when

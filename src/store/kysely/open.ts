@@ -4,6 +4,7 @@ import { databaseLimits, type Config, type DatabaseLimits } from '../../config/i
 import { migrationProvider } from '../migrations/index.ts';
 import type { Store } from '../types.ts';
 import { kyselyActivityStore } from './activity.ts';
+import { kyselyAnalyticsStore } from './analytics.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyDeviceAuthorizationStore } from './device-authorizations.ts';
@@ -104,6 +105,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     files: kyselyFileStore(db, database.kind),
     idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),
     activity: kyselyActivityStore(db, maintenance),
+    analytics: kyselyAnalyticsStore(db, database.kind),
     async migrate() {
       const target = migrationDatabase(database, db, limits);
       try {

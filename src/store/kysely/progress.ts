@@ -1,8 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import { isCourseComplete, progressPercent } from '../progress-rule.ts';
 import type { LessonCompletion, ProgressChange, ProgressStore, Row } from '../types.ts';
+import { CounterChange } from '../analytics-rule.ts';
 import { appendActivity } from './activity.ts';
+import { applyCounterChange } from './analytics.ts';
 import { appendEvents } from './outbox.ts';
+import type { Database } from './schema.ts';
 
 /* The platform tables are not in the typed schema (records.ts reads them the same way). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -38,7 +41,7 @@ async function lockEnrollment(trx: AnyTrx, id: string): Promise<Row | undefined>
  * The enrollment's percent (progress-rule.ts) from its course's lessons as they
  * are now: a completed lesson counts while it still belongs to the course.
  */
-async function recompute(trx: AnyTrx, enrollment: Row, now: number, changed: boolean): Promise<Omit<ProgressChange, 'completion' | 'changed'>> {
+async function recompute(trx: AnyTrx, enrollment: Row, now: number, changed: boolean, counters: CounterChange): Promise<Omit<ProgressChange, 'completion' | 'changed'>> {
   const courseId = String(enrollment.course_id);
   const total = Number(
     (
@@ -68,6 +71,7 @@ async function recompute(trx: AnyTrx, enrollment: Row, now: number, changed: boo
   if (changed || Number(enrollment.progress_percent) !== percent || before !== completedAt) {
     await trx.updateTable('enrollments').set({ progress_percent: percent, completed_at: completedAt, updated_at: now }).where('id', '=', String(enrollment.id)).execute();
     row = { ...enrollment, progress_percent: percent, completed_at: completedAt, updated_at: now };
+    counters.row('enrollments', enrollment, row);
   }
   return { enrollment: row, completedLessons: done, totalLessons: total };
 }
@@ -85,9 +89,12 @@ export function kyselyProgressStore(db: AnyDb): ProgressStore {
           .executeTakeFirst();
         const changed = Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
         const completion = (await trx.selectFrom('lesson_completions').selectAll().where('enrollment_id', '=', enrollmentId).where('lesson_id', '=', lessonId).executeTakeFirst()) as Row;
-        const change: ProgressChange = { ...(await recompute(trx, enrollment, now, changed)), completion: toCompletion(completion), changed };
+        const counters = new CounterChange();
+        if (changed) counters.row('lesson_completions', undefined, completion);
+        const change: ProgressChange = { ...(await recompute(trx, enrollment, now, changed, counters)), completion: toCompletion(completion), changed };
         if (events) await appendEvents(trx, events(change, enrollment));
         if (activity && changed) await appendActivity(trx, activity);
+        await applyCounterChange(trx as unknown as Kysely<Database>, counters);
         return change;
       });
     },
@@ -95,10 +102,14 @@ export function kyselyProgressStore(db: AnyDb): ProgressStore {
       return db.transaction().execute(async (trx) => {
         const enrollment = await lockEnrollment(trx, enrollmentId);
         if (!enrollment) return undefined;
-        const deleted = await trx.deleteFrom('lesson_completions').where('enrollment_id', '=', enrollmentId).where('lesson_id', '=', lessonId).executeTakeFirst();
-        const changed = Number(deleted.numDeletedRows) > 0;
+        const deleted = (await trx.deleteFrom('lesson_completions').where('enrollment_id', '=', enrollmentId).where('lesson_id', '=', lessonId).returningAll().execute()) as Row[];
+        const changed = deleted.length > 0;
+        const counters = new CounterChange();
+        if (changed) counters.row('lesson_completions', deleted[0], undefined);
         if (activity && changed) await appendActivity(trx, activity);
-        return { ...(await recompute(trx, enrollment, now, changed)), completion: null, changed };
+        const change = { ...(await recompute(trx, enrollment, now, changed, counters)), completion: null, changed };
+        await applyCounterChange(trx as unknown as Kysely<Database>, counters);
+        return change;
       });
     },
     async completions(enrollmentId) {

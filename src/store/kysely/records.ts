@@ -1,6 +1,8 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { DuplicateError, type ActivityEntry, type Condition, type ListQuery, type OutboxEvent, type RecordStore, type Row } from '../types.ts';
-import { appendActivity, writing } from './activity.ts';
+import { COUNTED_CASCADES, COUNTED_TABLES, CounterChange } from '../analytics-rule.ts';
+import { appendActivity } from './activity.ts';
+import { applyCounterChange, rebuildCounters } from './analytics.ts';
 import { appendEvents } from './outbox.ts';
 import type { Database } from './schema.ts';
 import { isUniqueViolation } from './unique-violation.ts';
@@ -41,13 +43,18 @@ function listQuery(db: AnyDb, table: string, q: ListQuery) {
     .limit(q.limit + 1);
 }
 
+/** Rows of this table feed the analytics counters, or deleting one deletes rows that do. */
+const counted = (table: string) => table in COUNTED_TABLES;
+const db_ = (trx: AnyDb) => trx as unknown as Kysely<Database>;
+
 const getRow = async (db: AnyDb, table: string, id: string) => (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
 
 /**
- * An update whose events are written in its transaction. The row is read
- * before the change under a row lock on PostgreSQL (SQLite has one writer),
- * so of two racing changes each sees the other's result as its "before" and a
- * transition (an order becoming paid) is reported once.
+ * An update whose events, activity entry and counter change are written in
+ * its transaction. The row is read before the change under a row lock on
+ * PostgreSQL (SQLite has one writer), so of two racing changes each sees the
+ * other's result as its "before": a transition (an order becoming paid) is
+ * reported once and counted once.
  */
 async function updateWithEvents(
   db: AnyDb,
@@ -64,8 +71,9 @@ async function updateWithEvents(
     if (!before) return undefined;
     await trx.updateTable(table).set(patch).where('id', '=', id).execute();
     const after = (await getRow(trx, table, id))!;
-    await appendEvents(trx as unknown as Kysely<Database>, events(before, after));
-    if (activity) await appendActivity(trx as unknown as Kysely<Database>, activity);
+    await appendEvents(db_(trx), events(before, after));
+    if (activity) await appendActivity(db_(trx), activity);
+    await applyCounterChange(db_(trx), new CounterChange().row(table, before, after));
     return after;
   });
 }
@@ -84,12 +92,13 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
     },
     async insert(table, row, events = [], activity) {
       try {
-        if (events.length === 0 && !activity) await db.insertInto(table).values(row).execute();
+        if (events.length === 0 && !activity && !counted(table)) await db.insertInto(table).values(row).execute();
         else {
           await db.transaction().execute(async (trx) => {
             await trx.insertInto(table).values(row).execute();
-            await appendEvents(trx as unknown as Kysely<Database>, events);
-            if (activity) await appendActivity(trx as unknown as Kysely<Database>, activity);
+            await appendEvents(db_(trx), events);
+            if (activity) await appendActivity(db_(trx), activity);
+            await applyCounterChange(db_(trx), new CounterChange().row(table, undefined, row));
           });
         }
       } catch (err) {
@@ -99,7 +108,7 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
     },
     async update(table, id, patch, events, activity) {
       try {
-        if (events || activity) return await updateWithEvents(db, kind, table, id, patch, events ?? (() => []), activity);
+        if (events || activity || counted(table)) return await updateWithEvents(db, kind, table, id, patch, events ?? (() => []), activity);
         const r = await db.updateTable(table).set(patch).where('id', '=', id).executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) return undefined;
       } catch (err) {
@@ -109,12 +118,25 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
       return getRow(db, table, id);
     },
     async delete(table, id, activity) {
-      return writing(
-        db as Kysely<Database>,
-        activity,
-        async (trx) => Number((await (trx as unknown as AnyDb).deleteFrom(table).where('id', '=', id).executeTakeFirst()).numDeletedRows) > 0,
-        (deleted) => deleted,
-      );
+      const work = async (trx: AnyDb) => {
+        const change = new CounterChange();
+        // Rows the database deletes with this one (ON DELETE CASCADE) are read first, to be uncounted,
+        // under the row's lock on PostgreSQL: a completion being added meanwhile waits on it (the
+        // progress store locks the enrollment, and the foreign key check the lesson).
+        const cascades = COUNTED_CASCADES[table] ?? [];
+        if (kind === 'postgres' && cascades.length > 0) await trx.selectFrom(table).select('id').where('id', '=', id).forUpdate().execute();
+        for (const [child, column] of cascades) {
+          for (const row of (await trx.selectFrom(child).selectAll().where(column, '=', id).execute()) as Row[]) change.row(child, row, undefined);
+        }
+        const gone = (await trx.deleteFrom(table).where('id', '=', id).returningAll().execute()) as Row[];
+        if (gone.length === 0) return false;
+        change.row(table, gone[0], undefined);
+        if (activity) await appendActivity(db_(trx), activity);
+        await applyCounterChange(db_(trx), change);
+        return true;
+      };
+      if (!activity && !counted(table) && !(table in COUNTED_CASCADES)) return work(db);
+      return db.transaction().execute(work);
     },
     async count(table, where) {
       const r = await db
@@ -134,6 +156,7 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
     async clear(tables) {
       await db.transaction().execute(async (trx) => {
         for (const t of tables) await trx.deleteFrom(t).execute();
+        if (tables.some((t) => counted(t) || t in COUNTED_CASCADES)) await rebuildCounters(db_(trx), kind);
       });
     },
   };

@@ -109,6 +109,21 @@ export interface ActivityTable {
   fields: string;
 }
 
+/** A metric's total over one period (analytics-rule.ts); bigint, read back as a string on PostgreSQL. */
+export interface AnalyticsCountersTable {
+  period: string;
+  metric: string;
+  dimension: string;
+  value: number | string;
+}
+
+/** How many rows make a student active in a period; a row exists only while that is more than 0. */
+export interface AnalyticsActiveTable {
+  period: string;
+  student_id: string;
+  n: number;
+}
+
 export interface GrantsTable {
   user_id: string;
   client_id: string;
@@ -198,4 +213,6 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   activity: ActivityTable;
+  analytics_counters: AnalyticsCountersTable;
+  analytics_active: AnalyticsActiveTable;
 }

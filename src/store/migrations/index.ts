@@ -13,6 +13,7 @@ import * as idempotencyKeys from './012-idempotency-keys.ts';
 import * as deviceAuthorizations from './013-device-authorizations.ts';
 import * as consentEnd from './014-consent-end.ts';
 import * as activity from './015-activity.ts';
+import * as analyticsCounters from './016-analytics-counters.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-device-authorizations': deviceAuthorizations,
   '014-consent-end': consentEnd,
   '015-activity': activity,
+  '016-analytics-counters': analyticsCounters,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,189 @@
+/**
+ * The analytics counters over real HTTP on each store: after writes of every
+ * kind that moves a figure (enrollments made and removed with their
+ * completions, lessons done and undone, lessons deleted, orders paid,
+ * refunded and moved to another currency), the report equals the figures
+ * counted from the rows themselves, and a rebuild from scratch changes
+ * nothing. On PostgreSQL, two instances writing at once lose no count.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_KINDS } from '../helpers/stores.ts';
+import { api, marker, startRecordsServer, type RecordsServer } from '../helpers/records.ts';
+import { startTestServer } from '../helpers/server.ts';
+import type { Row } from '../../src/store/types.ts';
+import { SchoolSummaryService } from '../../src/platform/school-summary.ts';
+
+type Report = {
+  enrollments: { count: number }[];
+  revenue: { total_cents: number }[];
+  active_students: { count: number }[];
+  lessons_completed: { count: number }[];
+  enrollments_completed: { count: number }[];
+  totals: Record<string, number | null>;
+};
+
+/** The figures of one range, counted from the stored rows the way the report describes them. */
+async function fromRows(s: RecordsServer, start: number, end: number, currency: string) {
+  const records = s.server.deps.store.records;
+  const within = (v: unknown) => v !== null && v !== undefined && Number(v) >= start && Number(v) < end;
+  const enrollments = (await records.select('enrollments', ['student_id', 'created_at', 'completed_at', 'progress_percent'], [])).filter((r) => within(r.created_at));
+  const completed = (await records.select('enrollments', ['completed_at'], [])).filter((r) => within(r.completed_at));
+  const lessons = (await records.select('lesson_completions', ['completed_at'], [])).filter((r) => within(r.completed_at));
+  const orders = (await records.select('orders', ['student_id', 'status', 'paid_at', 'total_cents', 'currency'], [])).filter((r) => r.status === 'paid' && within(r.paid_at));
+  const inCurrency = (r: Row) => !r.currency || String(r.currency).toUpperCase() === currency;
+  const sum = (rows: Row[], column: string) => rows.reduce((n, r) => n + Number(r[column] ?? 0), 0);
+  return {
+    enrollments: enrollments.length,
+    revenue_cents: sum(orders.filter(inCurrency), 'total_cents'),
+    active: new Set([...enrollments, ...orders].map((r) => r.student_id)).size,
+    lessons_completed: lessons.length,
+    enrollments_completed: completed.length,
+    average_progress_percent: enrollments.length ? Math.round(sum(enrollments, 'progress_percent') / enrollments.length) : null,
+  };
+}
+
+const figures = (r: Report) => ({
+  enrollments: r.totals.enrollments,
+  revenue_cents: r.totals.revenue_cents,
+  active: r.active_students[0]!.count,
+  lessons_completed: r.totals.lessons_completed,
+  enrollments_completed: r.totals.enrollments_completed,
+  average_progress_percent: r.totals.average_progress_percent,
+});
+
+describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
+  let s: RecordsServer;
+  let today: string;
+  let dayStart: number;
+  let monthStart: string;
+  let monthEnd: string;
+
+  beforeAll(async () => {
+    s = await startRecordsServer(kind);
+    const now = s.server.deps.now();
+    today = new Date(now).toISOString().slice(0, 10);
+    dayStart = Date.parse(today);
+    const d = new Date(now);
+    monthStart = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString().slice(0, 10);
+    monthEnd = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
+    await s.owner('PATCH', '/school', { currency: 'USD' });
+  });
+
+  afterAll(async () => {
+    await s?.server.close();
+  });
+
+  const report = async (query: string) => {
+    const res = await s.owner('GET', `/analytics?${query}`);
+    expect(res.status, res.text).toBe(200);
+    return res.json as unknown as Report;
+  };
+
+  it('matches the rows after every kind of change, for a day and for a whole month, and a rebuild changes nothing', async () => {
+    const id = async (path: string, body: unknown) => {
+      const res = await s.owner('POST', path, body);
+      expect(res.status, res.text).toBe(201);
+      return String(res.json.id);
+    };
+    const course = await id('/courses', { title: 'Counted', status: 'published' });
+    const section = await id('/curriculum/sections', { course_id: course, title: 'S' });
+    const lessons = [
+      await id('/curriculum/lessons', { section_id: section, title: 'L1' }),
+      await id('/curriculum/lessons', { section_id: section, title: 'L2' }),
+      await id('/curriculum/lessons', { section_id: section, title: 'L3' }),
+    ];
+    const students: string[] = [];
+    for (let i = 0; i < 4; i++) students.push(await id('/students', { name: `S${i}`, email: `${marker()}@counted.test` }));
+    const enrollments: string[] = [];
+    for (const student of students) enrollments.push(await id('/enrollments', { student_id: student, course_id: course }));
+    const done = (e: number, l: number, method = 'PUT') => s.owner(method, `/enrollments/${enrollments[e]!}/lessons/${lessons[l]!}/completion`);
+    for (const l of [0, 1, 2]) await done(0, l);
+    await done(1, 0);
+    await done(1, 1);
+    await done(1, 1, 'DELETE');
+    await done(2, 0);
+    // A lesson deleted takes its completions with it; so does an enrollment, and a student their enrollments.
+    expect((await s.owner('DELETE', `/curriculum/lessons/${lessons[2]!}`)).status).toBe(204);
+    expect((await s.owner('DELETE', `/enrollments/${enrollments[2]!}`)).status).toBe(204);
+    expect((await s.owner('DELETE', `/students/${students[3]!}`)).status).toBe(204);
+
+    const orders = s.server.deps.store.records;
+    const now = s.server.deps.now();
+    const order = (key: string, student: string, extra: Row) =>
+      orders.insert('orders', {
+        id: `ord_${key}_${marker()}`,
+        created_at: now,
+        updated_at: now,
+        student_id: student,
+        items: '[]',
+        status: 'paid',
+        paid_at: now,
+        total_cents: 1000,
+        currency: 'USD',
+        ...extra,
+      });
+    await order('usd', students[0]!, {});
+    await order('none', students[1]!, { currency: null, total_cents: 250 });
+    await order('eur', students[2]!, { currency: 'EUR', total_cents: 700 });
+    const pending = `ord_pending_${marker()}`;
+    await orders.insert('orders', { id: pending, created_at: now, updated_at: now, student_id: students[2]!, items: '[]', status: 'pending', paid_at: null, total_cents: 300, currency: 'USD' });
+    await orders.update('orders', pending, { status: 'paid', paid_at: now });
+    const refunded = `ord_refunded_${marker()}`;
+    await orders.insert('orders', { id: refunded, created_at: now, updated_at: now, student_id: students[0]!, items: '[]', status: 'paid', paid_at: now, total_cents: 5000, currency: 'USD' });
+    await orders.update('orders', refunded, { status: 'refunded' });
+    const moved = `ord_moved_${marker()}`;
+    await orders.insert('orders', { id: moved, created_at: now, updated_at: now, student_id: students[1]!, items: '[]', status: 'paid', paid_at: now, total_cents: 900, currency: 'USD' });
+    await orders.update('orders', moved, { currency: 'gbp' });
+    await orders.delete('orders', `ord_never_${marker()}`);
+
+    const day = await report(`from=${today}&to=${today}`);
+    const month = await report(`from=${monthStart}&to=${monthEnd}`);
+    const expected = await fromRows(s, dayStart, dayStart + 86_400_000, 'USD');
+    // Not a vacuous match: every figure moved.
+    expect(expected).toEqual({ enrollments: 2, revenue_cents: 1550, active: 3, lessons_completed: 3, enrollments_completed: 1, average_progress_percent: 67 });
+    expect(figures(day)).toEqual(expected);
+    const monthRows = await fromRows(s, Date.parse(monthStart), Date.parse(monthEnd) + 86_400_000, 'USD');
+    expect(figures(month)).toEqual(monthRows);
+
+    // Two enrollments, three completions and six orders are stored.
+    expect(await s.server.deps.store.analytics.rebuild()).toBe(2 + 3 + 6);
+    expect(await report(`from=${today}&to=${today}`)).toEqual(day);
+    expect(await report(`from=${monthStart}&to=${monthEnd}`)).toEqual(month);
+  });
+
+  it('keeps the school summary in step: enrollments of all time and the month’s paid orders', async () => {
+    const summary = await new SchoolSummaryService(s.server.deps).summary();
+    const records = s.server.deps.store.records;
+    const d = new Date(s.server.deps.now());
+    const paid = (await records.select('orders', ['status', 'paid_at', 'total_cents', 'currency'], [])).filter(
+      (r) => r.status === 'paid' && Number(r.paid_at) >= Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+    );
+    expect(summary).toMatchObject({
+      enrollments: await records.count('enrollments', []),
+      orders_paid_this_month: paid.length,
+      revenue_this_month_cents: paid.filter((r) => !r.currency || r.currency === 'USD').reduce((n, r) => n + Number(r.total_cents), 0),
+    });
+    expect(summary.orders_paid_this_month).toBeGreaterThan(0);
+  });
+
+  it.runIf(kind === 'postgres')('two instances writing at once on one database lose no count', async () => {
+    const b = await startTestServer(kind, { DATABASE_URL: s.server.databaseUrl });
+    try {
+      const before = figures(await report(`from=${today}&to=${today}`));
+      const course = String((await s.owner('POST', '/courses', { title: 'Busy', status: 'published' })).json.id);
+      const token = await s.token('students:write');
+      const enrollOn = async (issuer: string, i: number) => {
+        const student = await api(issuer, 'POST', '/students', { token, body: { name: `P${i}`, email: `${marker()}@busy.test` } });
+        const enrollment = await api(issuer, 'POST', '/enrollments', { token, body: { student_id: student.json.id, course_id: course } });
+        expect(enrollment.status, enrollment.text).toBe(201);
+      };
+      await Promise.all(Array.from({ length: 24 }, (_, i) => enrollOn(i % 2 ? b.issuer : s.server.issuer, i)));
+      const after = figures(await report(`from=${today}&to=${today}`));
+      expect(after.enrollments).toBe(before.enrollments! + 24);
+      expect(after.active).toBe(before.active + 24);
+      expect(after).toEqual(await fromRows(s, dayStart, dayStart + 86_400_000, 'USD'));
+    } finally {
+      await b.close();
+    }
+  });
+});
