@@ -17,6 +17,7 @@ Commands:
   clients list | show ID | delete ID
   keys rotate | list            ID-token signing keys
   seed --demo                   replace all school data with the demo school (users and apps are kept)
+  seed --scale N                the demo school grown to N students with five years of history (for load tests)
   analytics rebuild             count the analytics figures again from the records (after a restore or import)
   help                          this text
 

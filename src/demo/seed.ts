@@ -39,15 +39,18 @@ function fieldsOf(area: AreaDef): Fields {
   return fields;
 }
 
-/** One stored row: the area's defaults, then `values` (API shapes: ISO times, arrays, booleans), then id and times. */
-function makeRow(area: AreaDef, key: string, values: Record<string, unknown>, createdAt: number, updatedAt = createdAt): Row {
+/** One stored row with this id: the area's defaults, then `values` (API shapes: ISO times, arrays, booleans), then id and times. */
+export function storedRow(area: AreaDef, id: string, values: Record<string, unknown>, createdAt: number, updatedAt = createdAt): Row {
   for (const name of Object.keys(values)) {
     if (!(name in area.fields)) throw new Error(`demo data: ${area.name} has no field ${name}`);
   }
   const defaults: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(area.fields)) if (f.default !== undefined) defaults[name] = f.default;
-  return { ...recordToRow(fieldsOf(area), { ...defaults, ...values }), id: demoId(area, key), created_at: createdAt, updated_at: Math.max(createdAt, updatedAt) };
+  return { ...recordToRow(fieldsOf(area), { ...defaults, ...values }), id, created_at: createdAt, updated_at: Math.max(createdAt, updatedAt) };
 }
+
+/** A demo record's stored row: its id is made from its key (demoId). */
+const makeRow = (area: AreaDef, key: string, values: Record<string, unknown>, createdAt: number, updatedAt = createdAt): Row => storedRow(area, demoId(area, key), values, createdAt, updatedAt);
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -71,6 +71,12 @@ export interface Store {
   /** Applies pending migrations; safe to call from several instances at once. */
   migrate(): Promise<void>;
   /**
+   * Refreshes the query planner's statistics, after a bulk load (SQLite:
+   * ANALYZE over a sample of each index; PostgreSQL: ANALYZE). Migrating does
+   * it on SQLite, and its maintenance thread keeps them current.
+   */
+  optimize(): Promise<void>;
+  /**
    * Starts the store's background housekeeping, for a server once it listens
    * (SQLite: WAL checkpoints and the purge's statements on a thread of their
    * own, src/store/sqlite/maintenance-thread.ts). A store that is not started

@@ -11,6 +11,8 @@ import { rowToRecord } from '../../src/platform/fields.ts';
 import { COURSES } from '../../src/demo/catalog.ts';
 import { buildDemo, clearPlatform, isPlatformEmpty, seedDemo } from '../../src/demo/seed.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
+import { AnalyticsService } from '../../src/platform/analytics.ts';
+import SQLite from 'better-sqlite3';
 import type { Row, Store } from '../../src/store/types.ts';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.ts';
 import { spawnServe, type ServeProcess } from '../helpers/spawn-serve.ts';
@@ -376,6 +378,76 @@ describe('lyceum seed', () => {
       expect(lines, JSON.stringify(r)).toHaveLength(1);
       expect(lines[0]).toMatch(/^lyceum: \S/);
       expect(r.stdout).toBe('');
+    }
+  });
+
+  it('seed --scale N grows the demo school to N students with their history, the same rows for the same N', async () => {
+    const [a, b] = [await freshDatabaseUrl('sqlite'), await freshDatabaseUrl('sqlite')];
+    const runs = await Promise.all([a, b].map((url) => lyceum(['seed', '--scale', '600'], { DATABASE_URL: url })));
+    for (const r of runs) {
+      expect(r, JSON.stringify(r)).toMatchObject({ code: 0 });
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout).toMatch(/at scale: 600 students, 12 courses, \d+ enrollments, \d+ lesson completions, \d+ orders in [\d.]+ s/);
+    }
+    const idsOf = async (url: string) => {
+      const store = openStore(databaseConfig(url));
+      try {
+        const ids: Record<string, unknown[]> = {};
+        for (const table of ['students', 'enrollments', 'orders']) ids[table] = (await store.records.select(table, ['id'], [])).map((r) => r.id).sort();
+        ids.completions = (await store.records.select('lesson_completions', ['enrollment_id', 'lesson_id'], [])).map((r) => `${String(r.enrollment_id)}/${String(r.lesson_id)}`).sort();
+        return ids;
+      } finally {
+        await store.close();
+      }
+    };
+    const [first, second] = [await idsOf(a), await idsOf(b)];
+    expect(first.students).toHaveLength(600);
+    expect(first.enrollments!.length).toBeGreaterThan(600);
+    expect(first.completions!.length).toBeGreaterThan(first.enrollments!.length);
+    expect(second).toEqual(first);
+  });
+
+  it('analytics rebuild counts the figures again after rows were written around the store', async () => {
+    const url = await freshDatabaseUrl('sqlite');
+    expect(await lyceum(['seed', '--scale', '300'], { DATABASE_URL: url })).toMatchObject({ code: 0 });
+    const store = openStore(databaseConfig(url));
+    try {
+      const report = () =>
+        new AnalyticsService({ store, now: () => Date.now() } as never).report({
+          from: new Date(Date.now() - 4.9 * 365 * DAY).toISOString().slice(0, 10),
+          to: new Date().toISOString().slice(0, 10),
+          interval: 'week',
+        });
+      const before = await report();
+      expect(before.totals.enrollments).toBeGreaterThan(300);
+      // A restore of an older backup, or an import, leaves the counters behind the records.
+      const raw = new SQLite(url);
+      raw.prepare('delete from analytics_counters').run();
+      raw.close();
+      expect((await report()).totals.enrollments).toBe(0);
+      const r = await lyceum(['analytics', 'rebuild'], { DATABASE_URL: url });
+      expect(r, JSON.stringify(r)).toMatchObject({ code: 0, stderr: '' });
+      expect(r.stdout).toMatch(/^analytics counted again from \d+ records in [\d.]+ s\n$/);
+      expect(await report()).toEqual(before);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('seed --scale without a number from 30 to 1,000,000, or beside --demo, is a usage error', async () => {
+    const cases = [
+      ['seed', '--scale'],
+      ['seed', '--scale', '29'],
+      ['seed', '--scale', '1000001'],
+      ['seed', '--scale', '1e3'],
+      ['seed', '--scale', '100', '--demo'],
+      ['analytics'],
+      ['analytics', 'rebuild', 'now'],
+    ];
+    for (const args of cases) {
+      const r = await lyceum(args, { DATABASE_URL: await freshDatabaseUrl('sqlite') });
+      expect(r.code, JSON.stringify(r)).toBe(2);
+      expect(r.stderr.trim().split('\n'), JSON.stringify(r)).toHaveLength(1);
     }
   });
 

@@ -11,7 +11,7 @@ import { kyselyDeviceAuthorizationStore } from './device-authorizations.ts';
 import { kyselyGrantStore } from './grants.ts';
 import { kyselyIdempotencyKeyStore } from './idempotency-keys.ts';
 import { executorLookups, type KeyLookup } from './key-lookup.ts';
-import { maintenanceThread } from '../sqlite/maintenance-thread.ts';
+import { maintenanceThread, SQLITE_ANALYSIS_LIMIT } from '../sqlite/maintenance-thread.ts';
 import { translateFault } from './pg-faults.ts';
 import { BoundedPostgresDialect } from './postgres-pool.ts';
 import type { Database } from './schema.ts';
@@ -110,10 +110,13 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
       const target = migrationDatabase(database, db, limits);
       try {
         await migrate(database, target.db);
+        // SQLite has no statistics until ANALYZE runs; without them it may pick a poor index.
+        if (database.kind === 'sqlite') await analyze(target.db, database.kind);
       } finally {
         await target.done();
       }
     },
+    optimize: () => analyze(db, database.kind),
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -122,6 +125,16 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
       await db.destroy();
     },
   };
+}
+
+/**
+ * The planner's statistics, taken again. On SQLite each index is sampled
+ * (analysis_limit, about 1,000 rows), so this takes milliseconds on any
+ * size of database; PostgreSQL samples on its own terms.
+ */
+async function analyze(db: Kysely<Database>, kind: 'sqlite' | 'postgres'): Promise<void> {
+  if (kind === 'sqlite') await sql`pragma analysis_limit = ${sql.lit(SQLITE_ANALYSIS_LIMIT)}`.execute(db);
+  await sql`analyze`.execute(db);
 }
 
 async function migrate(database: Config['database'], db: Kysely<Database>): Promise<void> {

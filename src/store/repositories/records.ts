@@ -41,6 +41,13 @@ export interface RecordStore {
   count(table: string, where: Condition[]): Promise<number>;
   /** Every row matching, only the named columns: for reports over a school's data. */
   select(table: string, columns: string[], where: Condition[]): Promise<Row[]>;
+  /**
+   * Inserts many rows of one table in one transaction, with their analytics
+   * counters and without events or activity entries: a bulk load (a seeded
+   * school). Contract: throws DuplicateError, and writes nothing, when a
+   * unique column is taken.
+   */
+  insertMany(table: string, rows: Row[]): Promise<void>;
   /** Deletes every row of the tables named (demo re-seed). */
   clear(tables: string[]): Promise<void>;
 }

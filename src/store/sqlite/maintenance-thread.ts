@@ -10,6 +10,10 @@ const CHECKPOINT_EVERY_MS = 250;
 const AUTOCHECKPOINT_PAGES = 1000;
 /** The WAL's bound: past it the thread restarts the log, and a restarted log is cut back to it. */
 const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Rows of each index SQLite's ANALYZE reads (its documentation suggests a few hundred to a few thousand). */
+export const SQLITE_ANALYSIS_LIMIT = 1000;
+/** How often the thread takes the planner's statistics again for tables that changed much. */
+const OPTIMIZE_EVERY_MS = 3_600_000;
 
 export interface MaintenanceOptions {
   /** Milliseconds between checkpoints (default 250). */
@@ -89,7 +93,7 @@ export function maintenanceThread(sqlite: SQLite.Database, file: string, options
     if (worker || stopped) return;
     const thread = new Worker(createRequire(import.meta.url).resolve(WORKER_MODULE), {
       execArgv: [],
-      workerData: { file, every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit },
+      workerData: { file, every: options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS, walLimit, analysisLimit: SQLITE_ANALYSIS_LIMIT, optimizeEvery: OPTIMIZE_EVERY_MS },
     });
     thread.on('message', (m: 'ready' | Answer) => {
       if (m === 'ready') {

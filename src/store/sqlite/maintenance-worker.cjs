@@ -26,9 +26,22 @@ const timer = setInterval(() => {
   }
 }, workerData.every);
 
+// PRAGMA optimize takes the planner's statistics again for the tables that changed much since
+// they were last taken (the server's connection reads them when they change); analysis_limit
+// samples each index so that it stays quick on any size of database.
+db.pragma(`analysis_limit = ${Number(workerData.analysisLimit)}`);
+const optimizer = setInterval(() => {
+  try {
+    db.pragma('optimize');
+  } catch {
+    // Busy: the next hour tries again.
+  }
+}, workerData.optimizeEvery);
+
 parentPort.on('message', (m) => {
   if (m === 'close') {
     clearInterval(timer);
+    clearInterval(optimizer);
     db.close();
     parentPort.close();
     return;

@@ -46,6 +46,17 @@ describe.each(STORE_KINDS)('store contract: records (platform tables) (%s)', (ki
       await expect(store.records.insert('coupons', coupon({ id: row.id }))).rejects.toBeInstanceOf(DuplicateError);
     });
 
+    it('insertMany writes every row in one transaction: all of them, or none when a unique value is taken', async () => {
+      // More rows than one statement takes (30,000 bound values), so it is written in several.
+      const rows = Array.from({ length: 3000 }, () => coupon());
+      await store.records.insertMany('coupons', rows);
+      for (const row of [rows[0]!, rows[2727]!, rows[2999]!]) expect(await store.records.get('coupons', row.id)).toEqual(row);
+      const clash = [coupon(), coupon({ code: rows[5]!.code })];
+      await expect(store.records.insertMany('coupons', clash)).rejects.toBeInstanceOf(DuplicateError);
+      expect(await store.records.get('coupons', clash[0]!.id)).toBeUndefined();
+      await store.records.insertMany('coupons', []);
+    });
+
     it('update returns the updated row, undefined for an unknown id, and DuplicateError on a taken unique value', async () => {
       const a = coupon();
       const b = coupon();
