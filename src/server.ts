@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { listIndexes } from './platform/list-indexes.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config/index.ts';
 import type { Deps } from './deps.ts';
@@ -40,7 +41,7 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
   let store = overrides.store;
   if (!store) {
     store = openStore(config.database, config.databaseLimits);
-    await store.migrate();
+    await store.migrate(listIndexes());
   }
   const now = overrides.now ?? Date.now;
   const keys = overrides.keys ?? (await KeyRing.open(store, config, now));

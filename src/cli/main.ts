@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../config/index.ts';
+import { listIndexes } from '../platform/list-indexes.ts';
 import { settingsHelp } from '../config/configuration-doc.ts';
 import { openStore } from '../store/kysely/open.ts';
 import { DuplicateError } from '../store/types.ts';
@@ -28,7 +29,7 @@ ${settingsHelp()}
 async function withStore<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>, config = loadConfig()): Promise<T> {
   const store = openStore(config.database, config.databaseLimits);
   try {
-    await store.migrate();
+    await store.migrate(listIndexes());
     return await fn(store);
   } finally {
     await store.close();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { listIndexes } from '../platform/list-indexes.ts';
 import type { Config } from '../config/index.ts';
 import { DEMO_SCHOOL_NAME, isPlatformEmpty, seedDemo } from '../demo/seed.ts';
 import { startServer } from '../server.ts';
@@ -14,7 +15,7 @@ import { createUser } from './users.ts';
  */
 export async function serveCommand(config: Config): Promise<void> {
   const store = openStore(config.database, config.databaseLimits);
-  await store.migrate();
+  await store.migrate(listIndexes());
   if (!(await store.users.any())) {
     const password = randomBytes(12).toString('base64url');
     const email = config.ownerEmail;

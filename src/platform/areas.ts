@@ -33,6 +33,9 @@ export interface AreaDef {
   onDelete?: { cascade?: [string, string][]; restrict?: [string, string][] };
 }
 
+/** The column an area's lists are sorted by, ascending, ties broken by id: its declared sort, else creation time. */
+export const sortColumn = (area: AreaDef): string => area.sort ?? 'created_at';
+
 const STATUS = ['draft', 'published', 'archived'] as const;
 const status = { type: 'enum', enum: STATUS, description: 'draft, published or archived; only published ones are public', public: true, filter: true, default: 'draft' } as const;
 const price = { type: 'integer', description: 'Price in minor units of the school currency (cents)', public: true, min: 0, max: 100_000_000, default: 0 } as const;

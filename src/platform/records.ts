@@ -5,7 +5,7 @@ import { describeCause } from '../http/errors/http-error.ts';
 import type { Caller } from '../resource/guard.ts';
 import { writeEntry } from '../activity/record.ts';
 import { DuplicateError, type ActivityEntry, type Condition, type Row } from '../store/types.ts';
-import { AREAS, type AreaDef } from './areas.ts';
+import { AREAS, sortColumn, type AreaDef } from './areas.ts';
 import { clampPageSize, PAGE_SIZE } from './page-size.ts';
 import { eventsOnCreate, eventsOnUpdate } from './webhooks/events.ts';
 import { columnValueProblem, RECORD_TIME, recordToRow, rowToRecord, type FieldDef } from './fields.ts';
@@ -75,7 +75,7 @@ function encodeCursor(key: [unknown, string]): string {
 
 /** The declaration of the column an area's lists are sorted by. */
 function sortField(area: AreaDef): [string, FieldDef] {
-  const sort = area.sort ?? 'created_at';
+  const sort = sortColumn(area);
   return [sort, area.fields[sort] ?? RECORD_TIME];
 }
 

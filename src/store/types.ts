@@ -23,6 +23,7 @@ import type { FileStore, SettingsStore } from './repositories/settings-files.ts'
 import type { IdempotencyKeyStore } from './repositories/idempotency-keys.ts';
 import type { ActivityStore } from './repositories/activity.ts';
 import type { AnalyticsStore } from './repositories/analytics.ts';
+import type { IndexSpec } from './repositories/indexes.ts';
 
 export type * from './repositories/users.ts';
 export type * from './repositories/clients.ts';
@@ -40,6 +41,7 @@ export type * from './repositories/settings-files.ts';
 export type * from './repositories/idempotency-keys.ts';
 export type * from './repositories/activity.ts';
 export type * from './repositories/analytics.ts';
+export type * from './repositories/indexes.ts';
 
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
@@ -68,8 +70,12 @@ export interface Store {
    * handler and the MCP tools apply it to what they catch.
    */
   fault(err: unknown): unknown;
-  /** Applies pending migrations; safe to call from several instances at once. */
-  migrate(): Promise<void>;
+  /**
+   * Applies pending migrations, then makes sure the indexes the platform's
+   * lists need exist (derived from the area declarations, src/platform/list-indexes.ts);
+   * safe to call from several instances at once.
+   */
+  migrate(indexes?: IndexSpec[]): Promise<void>;
   /**
    * Refreshes the query planner's statistics, after a bulk load (SQLite:
    * ANALYZE over a sample of each index; PostgreSQL: ANALYZE). Migrating does

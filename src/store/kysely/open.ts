@@ -5,6 +5,7 @@ import { migrationProvider } from '../migrations/index.ts';
 import type { Store } from '../types.ts';
 import { kyselyActivityStore } from './activity.ts';
 import { kyselyAnalyticsStore } from './analytics.ts';
+import { ensureIndexes } from './derived-indexes.ts';
 import { kyselyClientStore } from './clients.ts';
 import { kyselyCodeStore } from './codes.ts';
 import { kyselyDeviceAuthorizationStore } from './device-authorizations.ts';
@@ -106,10 +107,11 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     idempotencyKeys: kyselyIdempotencyKeyStore(db, maintenance),
     activity: kyselyActivityStore(db, maintenance),
     analytics: kyselyAnalyticsStore(db, database.kind),
-    async migrate() {
+    async migrate(indexes = []) {
       const target = migrationDatabase(database, db, limits);
       try {
         await migrate(database, target.db);
+        await ensureIndexes(target.db, database.kind, indexes);
         // SQLite has no statistics until ANALYZE runs; without them it may pick a poor index.
         if (database.kind === 'sqlite') await analyze(target.db, database.kind);
       } finally {

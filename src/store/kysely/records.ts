@@ -19,8 +19,11 @@ function conditions(eb: Eb, where: Condition[]): Expression<SqlBool>[] {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** A page of `table` as `q` asks: filtered, searched, after the cursor, one row beyond the limit to tell whether more follow. */
-function listQuery(db: AnyDb, table: string, q: ListQuery) {
+/**
+ * The statement of a page of `table` as `q` asks: filtered, searched, after the cursor, one row
+ * beyond the limit to tell whether more follow. Exported for the test that reads its query plans.
+ */
+export function listStatement(db: AnyDb, table: string, q: ListQuery) {
   return db
     .selectFrom(table)
     .selectAll()
@@ -81,7 +84,7 @@ async function updateWithEvents(
 export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqlite'): RecordStore {
   return {
     async list(table, q) {
-      const rows = (await listQuery(db, table, q).execute()) as Row[];
+      const rows = (await listStatement(db, table, q).execute()) as Row[];
       const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const last = page[page.length - 1];
