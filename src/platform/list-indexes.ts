@@ -10,6 +10,7 @@ import { AREA_LIST, sortColumn, type AreaDef } from './areas.ts';
  * column and each column a delete of a parent looks its records up by
  * (onDelete). The public view's `status = 'published'` is a filter on
  * status, and an event's `starts_at >= now` is a range of its sort column.
+ * Each area with searchable fields also gets a search index over them.
  */
 export function listIndexes(areas: readonly AreaDef[] = AREA_LIST): IndexSpec[] {
   const specs = new Map<string, IndexSpec>();
@@ -24,6 +25,13 @@ export function listIndexes(areas: readonly AreaDef[] = AREA_LIST): IndexSpec[] 
       const child = areas.find((a) => a.name === table);
       if (child) add(table, [column, sortColumn(child), 'id']);
     }
+  }
+  // The free-text search `q` matches these columns (any view's: the public one searches fewer).
+  for (const area of areas) {
+    const columns = Object.entries(area.fields)
+      .filter(([, f]) => f.search)
+      .map(([name]) => name);
+    if (columns.length > 0) specs.set(`${area.name}:search`, { table: area.name, columns, search: true });
   }
   return [...specs.values()];
 }

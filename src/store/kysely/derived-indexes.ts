@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { IndexSpec } from '../types.ts';
 import type { Database } from './schema.ts';
+import { ensureSearchIndexes } from './search-indexes.ts';
 
 /** Every index this module made starts so; no other index does. */
 const PREFIX = 'lx_';
@@ -56,16 +57,37 @@ const POSTGRES_LOCK = 7_431_016;
  * Makes the database hold an index for each spec, derived from declarations
  * rather than written in a migration: each missing one is created (an
  * existing index that starts with the same columns serves as well), and an
- * index made here that no spec asks for any more is dropped. On PostgreSQL
- * instances starting together take turns under an advisory lock, each
- * reading what the one before made; SQLite's writer lock and IF NOT EXISTS
- * do the same there.
+ * index made here that no spec asks for any more is dropped; search specs
+ * go to search-indexes.ts. All in one transaction: instances starting
+ * together take turns (an advisory lock on PostgreSQL, the writer lock on
+ * SQLite), each reading what the one before made.
  */
 export async function ensureIndexes(db: Kysely<Database>, kind: 'sqlite' | 'postgres', specs: IndexSpec[]): Promise<{ created: string[]; dropped: string[] }> {
-  if (kind === 'sqlite') return reconcile(db, kind, specs);
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK})`.execute(trx);
-    return reconcile(trx, kind, specs);
+  const plain = specs.filter((s) => !s.search);
+  const search = specs.filter((s) => s.search);
+  const work = async (trx: Kysely<Database>) => {
+    const changes = await reconcile(trx, kind, plain);
+    await ensureSearchIndexes(trx, kind, search);
+    return changes;
+  };
+  if (kind === 'postgres') {
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${POSTGRES_LOCK})`.execute(trx);
+      return work(trx);
+    });
+  }
+  // BEGIN IMMEDIATE takes the writer lock before the first read: a deferred transaction that read
+  // first could not take it later while another process writes (SQLITE_BUSY without waiting).
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const changes = await work(conn);
+      await sql`commit`.execute(conn);
+      return changes;
+    } catch (err) {
+      await sql`rollback`.execute(conn);
+      throw err;
+    }
   });
 }
 

@@ -6,6 +6,7 @@ import { applyCounterChange, rebuildCounters } from './analytics.ts';
 import { appendEvents } from './outbox.ts';
 import type { Database } from './schema.ts';
 import { isUniqueViolation } from './unique-violation.ts';
+import { ftsPhrase, MIN_SEARCH_LENGTH, sqliteSearchTable } from './search-indexes.ts';
 
 /* Table and column names come from the area declarations, never from requests. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,7 +24,7 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * The statement of a page of `table` as `q` asks: filtered, searched, after the cursor, one row
  * beyond the limit to tell whether more follow. Exported for the test that reads its query plans.
  */
-export function listStatement(db: AnyDb, table: string, q: ListQuery) {
+export function listStatement(db: AnyDb, table: string, q: ListQuery, fts = false) {
   return db
     .selectFrom(table)
     .selectAll()
@@ -32,6 +33,11 @@ export function listStatement(db: AnyDb, table: string, q: ListQuery) {
       if (q.search && q.search.text) {
         const pattern = `%${escapeLike(q.search.text.toLowerCase())}%`;
         all.push(eb.or(q.search.columns.map((c) => eb(sql`lower(${sql.ref(c)})`, 'like', sql`${pattern} escape '\\'`))));
+        // The FTS5 trigram index (search-indexes.ts) finds the candidates; the LIKE above decides.
+        if (fts && q.search.text.length >= MIN_SEARCH_LENGTH) {
+          const index = sql.table(sqliteSearchTable(table));
+          all.push(sql<SqlBool>`${sql.ref('id')} in (select id from ${index} where ${index} match ${ftsPhrase(q.search.text)})`);
+        }
       }
       if (q.after) {
         const [v, id] = q.after;
@@ -82,9 +88,26 @@ async function updateWithEvents(
 }
 
 export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqlite'): RecordStore {
+  // Whether a table's FTS5 index exists (SQLite), looked up once: migrating makes it before a server serves.
+  const searchIndexes = new Map<string, Promise<boolean>>();
+  const hasSearchIndex = (table: string) => {
+    let known = searchIndexes.get(table);
+    if (!known) {
+      known = sql<{ n: number }>`select count(*) as n from sqlite_master where name = ${sqliteSearchTable(table)}`.execute(db).then(
+        (r) => Number(r.rows[0]?.n) > 0,
+        (err: unknown) => {
+          searchIndexes.delete(table);
+          throw err;
+        },
+      );
+      searchIndexes.set(table, known);
+    }
+    return known;
+  };
   return {
     async list(table, q) {
-      const rows = (await listStatement(db, table, q).execute()) as Row[];
+      const fts = kind === 'sqlite' && q.search !== undefined && (await hasSearchIndex(table));
+      const rows = (await listStatement(db, table, q, fts).execute()) as Row[];
       const more = rows.length > q.limit;
       const page = more ? rows.slice(0, q.limit) : rows;
       const last = page[page.length - 1];
