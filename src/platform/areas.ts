@@ -143,7 +143,7 @@ export const AREAS = {
       name: { type: 'string', required: true, description: 'Full name', search: true },
       email: { type: 'email', required: true, description: 'Email address (unique)', search: true, filter: true },
       status: { type: 'enum', enum: ['active', 'suspended'], description: 'active or suspended', filter: true, default: 'active' },
-      user_id: { type: 'string', readOnly: true, description: 'Linked Lyceum account, when the student has one' },
+      user_id: { type: 'string', readOnly: true, lookup: true, description: 'Linked Lyceum account, when the student has one' },
       notes: { type: 'text', max: 10_000, description: 'Private notes of the school' },
     },
   },

@@ -18,6 +18,8 @@ export interface FieldDef {
   public?: boolean;
   /** Usable as an equality filter in list queries (?name=value). */
   filter?: boolean;
+  /** The platform looks records up by this column (an index is kept, src/platform/list-indexes.ts); filters and refs always are. */
+  lookup?: boolean;
   /** Matched by the free-text `q` parameter. */
   search?: boolean;
   /** Set by the server; never accepted in input. */

@@ -7,8 +7,9 @@ import { AREA_LIST, sortColumn, type AreaDef } from './areas.ts';
  * id) > (?, ?)] ORDER BY sort, id LIMIT n`, which an index on (filter, sort,
  * id) hands out in order, stopping after n rows, whatever the table's size.
  * So each area gets (sort, id), and (column, sort, id) for each filterable
- * column and each column a delete of a parent looks its records up by
- * (onDelete). The public view's `status = 'published'` is a filter on
+ * column, each reference and each column the platform looks records up by
+ * (`lookup`, a student's account), and each column a delete of a parent
+ * looks its records up by (onDelete). The public view's `status = 'published'` is a filter on
  * status, and an event's `starts_at >= now` is a range of its sort column.
  * Each area with searchable fields also gets a search index over them.
  */
@@ -18,7 +19,7 @@ export function listIndexes(areas: readonly AreaDef[] = AREA_LIST): IndexSpec[] 
   for (const area of areas) {
     const sort = sortColumn(area);
     add(area.name, [sort, 'id']);
-    for (const [name, f] of Object.entries(area.fields)) if (f.filter && name !== sort) add(area.name, [name, sort, 'id']);
+    for (const [name, f] of Object.entries(area.fields)) if ((f.filter || f.lookup || f.type === 'ref') && name !== sort) add(area.name, [name, sort, 'id']);
   }
   for (const area of areas) {
     for (const [table, column] of [...(area.onDelete?.cascade ?? []), ...(area.onDelete?.restrict ?? [])]) {
