@@ -111,7 +111,7 @@ export class AccountService {
       const claimed = await claimCheck(this.deps, user.email);
       if (claimed.refusedFor) throw tooManyFailuresError(claimed.refusedFor);
       if (!(await verifyPassword(user.passwordHash, patch.current_password))) {
-        const wait = passwordWrong(request, user.email, claimed, 'current_password_failed');
+        const wait = await passwordWrong(this.deps, request, user.email, 'current_password_failed');
         throw wait ? tooManyFailuresError(wait) : new PlatformError('invalid_request', 'current_password is not correct');
       }
       await passwordRight(this.deps, user.email);

@@ -111,6 +111,22 @@ describe.each(STORE_KINDS)('password guessing at one account from several addres
     }
   });
 
+  it('sign-in: eight correct sign-ins of one account sent at once all get in, none meets a wait', async () => {
+    const target = await server.addUser('student');
+    const answers = await Promise.all([2, 3, 4, 5, 6, 7, 8, 9].map((n) => from(n).signIn(target.email, target.password)));
+    for (const a of answers) signedIn(a);
+    // And the account has no failures left over: three wrong passwords are needed for a wait.
+    expectSignInPage(await from(2).signIn(target.email, 'guess-1'), 401, 'The email or password is incorrect.');
+    expectSignInPage(await from(3).signIn(target.email, 'guess-2'), 401, 'The email or password is incorrect.');
+  });
+
+  it('sign-in: correct and wrong passwords sent at once: no correct one is refused before any wait started', async () => {
+    const target = await server.addUser('student');
+    const answers = await Promise.all([2, 3, 4, 5, 6, 7].map((n) => from(n).signIn(target.email, n % 3 === 0 ? `guess-${n}` : target.password)));
+    // Each right answer forgets the failures counted before it, so two wrong ones never reach the wait of three.
+    expect(answers.map((a) => a.status).sort()).toEqual([303, 303, 303, 303, 401, 401]);
+  });
+
   it('PATCH /api/v1/account current_password: the same count and waits, 429 too_many_requests with Retry-After', async () => {
     const { tokens } = await obtainTokens(server, { scope: 'account:write' });
     const patch = (n: number, current: string) =>

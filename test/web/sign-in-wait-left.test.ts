@@ -35,7 +35,7 @@ describe.each(STORE_KINDS)('the wait a refused sign-in announces (%s)', (kind) =
   it('counts from after the check was held up behind another, never from when the request came in', async () => {
     const restart = server.freeze();
     const passwordFailures = server.deps.store.passwordFailures;
-    const claim = passwordFailures.claim;
+    const begin = passwordFailures.begin;
     try {
       const { email } = await server.addUser('student');
       expect(await wrongPassword(email)).toMatchObject({ status: 401, retryAfter: null });
@@ -45,14 +45,14 @@ describe.each(STORE_KINDS)('the wait a refused sign-in announces (%s)', (kind) =
       expect(await wrongPassword(email)).toEqual({ status: 429, retryAfter: '10', message: wait(10) });
 
       // The check now waits 4.5 s for the account's row, as behind a racing check: 5.5 s are left.
-      passwordFailures.claim = async (...args) => {
-        const result = await claim.apply(passwordFailures, args);
+      passwordFailures.begin = async (...args) => {
+        const result = await begin.apply(passwordFailures, args);
         server.advance(4500);
         return result;
       };
       expect(await wrongPassword(email)).toEqual({ status: 429, retryAfter: '6', message: wait(6) });
     } finally {
-      passwordFailures.claim = claim;
+      passwordFailures.begin = begin;
       restart();
     }
   });

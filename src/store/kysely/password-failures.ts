@@ -12,7 +12,7 @@ export function kyselyPasswordFailureStore(db: Kysely<Database>, maintenance: Ky
         // (PostgreSQL's row lock; SQLite's single writer).
         const row = await trx
           .insertInto('password_failures')
-          .values({ hash: key, failures: 0, blocked_until: 0, expires_at: now + keepMs })
+          .values({ hash: key, failures: 0, blocked_until: 0, expires_at: now + keepMs, pending: 0, pending_until: 0 })
           .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
           .returning(['failures', 'blocked_until', 'expires_at'])
           .executeTakeFirstOrThrow();
@@ -32,8 +32,54 @@ export function kyselyPasswordFailureStore(db: Kysely<Database>, maintenance: Ky
         return { allowed: true, failures, blockedUntil: next };
       });
     },
-    async clear(key) {
-      await db.deleteFrom('password_failures').where('hash', '=', key).execute();
+    async begin(key, now, { free, pendingMs }) {
+      return db.transaction().execute(async (trx) => {
+        // Racing checks of one key queue on the row, as in claim().
+        const row = await trx
+          .insertInto('password_failures')
+          .values({ hash: key, failures: 0, blocked_until: 0, expires_at: now + pendingMs, pending: 0, pending_until: 0 })
+          .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
+          .returning(['failures', 'blocked_until', 'expires_at', 'pending', 'pending_until'])
+          .executeTakeFirstOrThrow();
+        const live = Number(row.expires_at) > now;
+        const failures = live ? Number(row.failures) : 0;
+        const blockedUntil = live ? Number(row.blocked_until) : 0;
+        if (blockedUntil > now) return { state: 'refused', failures, blockedUntil } as const;
+        const pending = Number(row.pending_until) > now ? Number(row.pending) : 0;
+        // Were every check in flight wrong, the count would reach the free failures: wait for their answers.
+        if (pending > 0 && failures + pending >= free) return { state: 'busy' } as const;
+        await trx
+          .updateTable('password_failures')
+          .set({ failures, blocked_until: blockedUntil, pending: pending + 1, pending_until: now + pendingMs, expires_at: Math.max(live ? Number(row.expires_at) : 0, now + pendingMs) })
+          .where('hash', '=', key)
+          .execute();
+        return { state: 'allowed' } as const;
+      });
+    },
+    async finish(key, right, now, delayFor, keepMs) {
+      return db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('password_failures')
+          .values({ hash: key, failures: 0, blocked_until: 0, expires_at: now, pending: 0, pending_until: 0 })
+          .onConflict((oc) => oc.column('hash').doUpdateSet((eb) => ({ hash: eb.ref('excluded.hash') })))
+          .returning(['failures', 'expires_at', 'pending', 'pending_until'])
+          .executeTakeFirstOrThrow();
+        const pending = Number(row.pending_until) > now ? Math.max(0, Number(row.pending) - 1) : 0;
+        if (right) {
+          if (pending === 0) await trx.deleteFrom('password_failures').where('hash', '=', key).execute();
+          else await trx.updateTable('password_failures').set({ failures: 0, blocked_until: 0, pending }).where('hash', '=', key).execute();
+          return { failures: 0, blockedUntil: 0 };
+        }
+        const failures = (Number(row.expires_at) > now ? Number(row.failures) : 0) + 1;
+        const next = now + delayFor(failures);
+        const blockedUntil = next > now ? next : 0;
+        await trx
+          .updateTable('password_failures')
+          .set({ failures, blocked_until: blockedUntil, pending, expires_at: Math.max(next, Number(row.pending_until)) + keepMs })
+          .where('hash', '=', key)
+          .execute();
+        return { failures, blockedUntil };
+      });
     },
     async forgive(key, blockedUntil) {
       await db

@@ -82,6 +82,9 @@ export interface PasswordFailuresTable {
   failures: number;
   blocked_until: number;
   expires_at: number;
+  /** Password checks begun and not finished (migration 017), forgotten at pending_until. */
+  pending: number;
+  pending_until: number;
 }
 
 export interface IdempotencyKeysTable {

@@ -14,6 +14,7 @@ import * as deviceAuthorizations from './013-device-authorizations.ts';
 import * as consentEnd from './014-consent-end.ts';
 import * as activity from './015-activity.ts';
 import * as analyticsCounters from './016-analytics-counters.ts';
+import * as passwordChecksInFlight from './017-password-checks-in-flight.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-consent-end': consentEnd,
   '015-activity': activity,
   '016-analytics-counters': analyticsCounters,
+  '017-password-checks-in-flight': passwordChecksInFlight,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -8,6 +8,9 @@ export interface PasswordCheckClaim {
   blockedUntil: number;
 }
 
+/** The answer to begin(): the check may run, must wait for those in flight, or is refused until blockedUntil. */
+export type PasswordCheckStart = { state: 'allowed' } | { state: 'busy' } | { state: 'refused'; failures: number; blockedUntil: number };
+
 /**
  * Failed password checks, keyed by a hash of the account's normalized email
  * (for emails without an account too), and wrong user codes on the device
@@ -25,8 +28,24 @@ export interface PasswordFailureStore {
    * meets the wait as soon as enough of them are counted.
    */
   claim(key: string, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<PasswordCheckClaim>;
-  /** Forgets the key's failures (a correct password). */
-  clear(key: string): Promise<void>;
+  /**
+   * Contract (the sign-in's checks, counted when their answer is known):
+   * atomically, however many instances race for one key: while the key waits
+   * (now < blockedUntil) refuses and changes nothing. Otherwise, when checks
+   * are in flight and counting them all as failures would reach `free`,
+   * answers busy and changes nothing (the caller asks again shortly).
+   * Otherwise counts one more check in flight, forgotten `pendingMs` after
+   * now, and allows it. Each allowed check must be ended with finish().
+   */
+  begin(key: string, now: number, limits: { free: number; pendingMs: number }): Promise<PasswordCheckStart>;
+  /**
+   * Contract: ends a check begun with begin(): one fewer in flight; a right
+   * password forgets the failures and the wait, a wrong one counts a failure
+   * (from 1 again once the count has expired), sets blockedUntil to now +
+   * delayFor(failures) and keeps the count until `keepMs` after that.
+   * Returns the failures and blockedUntil (0 when no wait).
+   */
+  finish(key: string, right: boolean, now: number, delayFor: (failures: number) => number, keepMs: number): Promise<{ failures: number; blockedUntil: number }>;
   /**
    * Contract: gives back one allowed claim that turned out right, for keys
    * where only wrong answers count (user codes: src/users/device-code-throttle.ts):

@@ -29,7 +29,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: Deps): void {
     const claimed = email ? await claimCheck(deps, email) : {};
     const ok = !claimed.refusedFor && (await verifyPassword(user?.passwordHash, password));
     if (!user || !ok) {
-      const wait = claimed.refusedFor ?? (email ? passwordWrong(request, email, claimed, 'sign_in_failed') : undefined);
+      const wait = claimed.refusedFor ?? (email ? await passwordWrong(deps, request, email, 'sign_in_failed') : undefined);
       if (!email) request.log.info({ event: 'sign_in_failed', ip: request.ip }, 'sign-in failed');
       // Only an account's failures are logged for its owner and admins: an unknown address names nobody.
       if (user) await logActivity(deps, { event: 'sign_in_failed', userId: user.id, via: 'web', operation: 'sign_in' });

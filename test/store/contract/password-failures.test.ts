@@ -34,14 +34,50 @@ describe.each(STORE_KINDS)('store contract: password failures (%s)', (kind) => {
       expect(await claim(key, T0 + 7001 + 2 * KEEP)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 + 7001 + 2 * KEEP });
     });
 
-    it('clear forgets one key only', async () => {
-      const [a, b] = [hash(), hash()];
-      for (const now of [T0, T0, T0]) await claim(a, now);
-      await claim(b, T0);
-      await store.passwordFailures.clear(a);
-      expect(await claim(a, T0)).toEqual({ allowed: true, failures: 1, blockedUntil: T0 });
-      expect(await claim(b, T0)).toEqual({ allowed: true, failures: 2, blockedUntil: T0 });
-      await expect(store.passwordFailures.clear(hash())).resolves.toBeUndefined();
+    const LIMITS = { free: 3, pendingMs: 30_000 };
+    const begin = (key: string, now: number) => store.passwordFailures.begin(key, now, LIMITS);
+    const finish = (key: string, right: boolean, now: number) => store.passwordFailures.finish(key, right, now, delayFor, KEEP);
+
+    it('begin/finish count a failure when the answer is known, and a right one forgets the count and the wait', async () => {
+      const key = hash();
+      expect(await begin(key, T0)).toEqual({ state: 'allowed' });
+      expect(await finish(key, false, T0)).toEqual({ failures: 1, blockedUntil: 0 });
+      expect(await begin(key, T0 + 1)).toEqual({ state: 'allowed' });
+      expect(await finish(key, false, T0 + 1)).toEqual({ failures: 2, blockedUntil: 0 });
+      expect(await begin(key, T0 + 2)).toEqual({ state: 'allowed' });
+      expect(await finish(key, false, T0 + 2)).toEqual({ failures: 3, blockedUntil: T0 + 1002 });
+      expect(await begin(key, T0 + 500)).toEqual({ state: 'refused', failures: 3, blockedUntil: T0 + 1002 });
+      expect(await begin(key, T0 + 1002)).toEqual({ state: 'allowed' });
+      expect(await finish(key, true, T0 + 1002)).toEqual({ failures: 0, blockedUntil: 0 });
+      expect(await begin(key, T0 + 1003)).toEqual({ state: 'allowed' });
+      expect(await finish(key, false, T0 + 1003)).toEqual({ failures: 1, blockedUntil: 0 });
+      // A right answer on another key changes nothing here.
+      const other = hash();
+      await begin(other, T0);
+      await finish(other, true, T0);
+      expect(await begin(key, T0 + 1004)).toEqual({ state: 'allowed' });
+      expect(await finish(key, false, T0 + 1004)).toEqual({ failures: 2, blockedUntil: 0 });
+    });
+
+    it('holds back a check that could take the failures in flight to the free ones, until their answers come', async () => {
+      const key = hash();
+      const started = await Promise.all(Array.from({ length: 6 }, () => begin(key, T0)));
+      // Three may be in flight at once with no failures counted: three wrong ones reach the wait.
+      expect(started.filter((s) => s.state === 'allowed')).toHaveLength(3);
+      expect(started.filter((s) => s.state === 'busy')).toHaveLength(3);
+      await finish(key, true, T0);
+      expect(await begin(key, T0)).toEqual({ state: 'allowed' });
+      expect(await begin(key, T0)).toEqual({ state: 'busy' });
+      // Wrong answers: the last one in flight reaches the wait, and later checks are refused.
+      for (let i = 0; i < 3; i++) await finish(key, false, T0 + 1);
+      expect(await begin(key, T0 + 2)).toEqual({ state: 'refused', failures: 3, blockedUntil: T0 + 1001 });
+    });
+
+    it('forgets checks in flight pendingMs after they began (an instance that stopped mid-check)', async () => {
+      const key = hash();
+      for (let i = 0; i < 3; i++) expect(await begin(key, T0)).toEqual({ state: 'allowed' });
+      expect(await begin(key, T0 + LIMITS.pendingMs - 1)).toEqual({ state: 'busy' });
+      expect(await begin(key, T0 + LIMITS.pendingMs + 1)).toEqual({ state: 'allowed' });
     });
 
     it('forgive gives back one claim of one key, never below zero, and lifts the wait that claim started', async () => {
