@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
-import { insertIfRoom } from './conditional-insert.ts';
 import { inBatches } from './purge.ts';
 import type { ClientsTable, Database } from './schema.ts';
 import type { KeyLookup } from './key-lookup.ts';
@@ -19,13 +18,7 @@ function toClient(row: Selectable<ClientsTable>): Client {
   };
 }
 
-/**
- * Registered clients. createWithinCap is one conditional INSERT ... SELECT ...
- * WHERE count < cap: SQLite runs it under its single write lock; PostgreSQL
- * first locks the table in SHARE ROW EXCLUSIVE mode (it conflicts with itself
- * and with inserts and deletes, not with reads), since two READ COMMITTED
- * transactions would each count without the other's row.
- */
+/** Registered clients. createWithinCap checks the count of open registrations that triggers keep (migration 018). */
 export function kyselyClientStore(db: Kysely<Database>, lookups: KeyLookup, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): ClientStore {
   const findById = lookups((id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
   return {
@@ -43,15 +36,32 @@ export function kyselyClientStore(db: Kysely<Database>, lookups: KeyLookup, kind
         .execute();
     },
     async createWithinCap(client, maxClients) {
-      // Explicit casts: PostgreSQL gives untyped parameters in a SELECT list the type text.
       // The cap is open registration's: the clients the school added, and those known by a
-      // metadata document (their id is its https URL), do not count.
-      const insert = sql`
-        insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration)
-        select cast(${client.id} as text), cast(${client.secretHash} as text), cast(${JSON.stringify(client.metadata)} as text),
-               cast(${client.createdAt} as bigint), cast(${client.lastUsedAt ?? null} as bigint), cast(${client.registration ?? 'open'} as text)
-        where (select count(*) from clients where registration = 'open' and id not like 'https://%') < cast(${maxClients} as bigint)`;
-      return insertIfRoom(db, kind, 'clients', insert);
+      // metadata document (their id is its https URL), do not count; triggers keep the count
+      // (migration 018), so the check reads one row whatever the number of clients.
+      const values = {
+        id: client.id,
+        secret_hash: client.secretHash,
+        metadata: JSON.stringify(client.metadata),
+        created_at: client.createdAt,
+        last_used_at: client.lastUsedAt ?? null,
+        registration: client.registration ?? 'open',
+      };
+      if (kind === 'sqlite') {
+        // One statement: it holds SQLite's write lock from the count to the insert.
+        const insert = sql`
+          insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration)
+          select ${values.id}, ${values.secret_hash}, ${values.metadata}, ${values.created_at}, ${values.last_used_at}, ${values.registration}
+          where (select value from counters where name = 'open_clients') < ${maxClients}`;
+        return Number((await insert.execute(db)).numAffectedRows ?? 0) > 0;
+      }
+      // The count's row lock queues racing registrations on every instance, and nothing else.
+      return db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('counters').select('value').where('name', '=', 'open_clients').forUpdate().executeTakeFirstOrThrow();
+        if (Number(row.value) >= maxClients) return false;
+        await trx.insertInto('clients').values(values).execute();
+        return true;
+      });
     },
     async saveFromDocument(id, metadata, now) {
       const json = JSON.stringify(metadata);

@@ -21,7 +21,7 @@ import type { Database } from './schema.ts';
 export async function insertIfRoom(
   db: Kysely<Database>,
   kind: 'sqlite' | 'postgres',
-  table: 'clients' | 'files',
+  table: 'files',
   statement: RawBuilder<unknown>,
   andThen?: (trx: Transaction<Database>) => Promise<void>,
 ): Promise<boolean> {

@@ -127,6 +127,12 @@ export interface AnalyticsActiveTable {
   n: number;
 }
 
+/** Counts kept current by triggers (migration 018): `open_clients`. bigint, a string on PostgreSQL. */
+export interface CountersTable {
+  name: string;
+  value: number | string;
+}
+
 export interface GrantsTable {
   user_id: string;
   client_id: string;
@@ -218,4 +224,5 @@ export interface Database {
   activity: ActivityTable;
   analytics_counters: AnalyticsCountersTable;
   analytics_active: AnalyticsActiveTable;
+  counters: CountersTable;
 }

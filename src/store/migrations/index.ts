@@ -15,6 +15,7 @@ import * as consentEnd from './014-consent-end.ts';
 import * as activity from './015-activity.ts';
 import * as analyticsCounters from './016-analytics-counters.ts';
 import * as passwordChecksInFlight from './017-password-checks-in-flight.ts';
+import * as openClientCount from './018-open-client-count.ts';
 
 /** Migrations in order. Add new ones at the end; never edit a landed one. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-activity': activity,
   '016-analytics-counters': analyticsCounters,
   '017-password-checks-in-flight': passwordChecksInFlight,
+  '018-open-client-count': openClientCount,
 };
 
 export const migrationProvider: MigrationProvider = {
