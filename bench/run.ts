@@ -11,11 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
-import { SCENARIOS, prepareServer } from './scenarios.ts';
-import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, startBare, startLyceum, type StoreKind } from './servers.ts';
+import { SCENARIOS, prepareServer, type Prepared } from './scenarios.ts';
+import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, seedSchool, startBare, startLyceum, type StoreKind } from './servers.ts';
 
-const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--only=ID,...] [--connections=N] [--duration=S] [--warmup=S]
+const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--only=ID,...] [--school=N] [--connections=N] [--duration=S] [--warmup=S]
   --smoke   1.5 s per scenario at 4 connections: checks that every scenario runs without errors (CI)
+  --school  run on the demo school grown to N students (lyceum seed --scale N) instead of the demo school
   --only    just these scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}
   PostgreSQL runs when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (a fresh database is created and dropped).`;
 
@@ -23,6 +24,8 @@ interface Options {
   smoke: boolean;
   stores: StoreKind[];
   only: string[] | undefined;
+  /** Students of the school the servers serve; undefined: the demo school. */
+  school: number | undefined;
   connections: number;
   duration: number;
   warmup: number;
@@ -31,7 +34,7 @@ interface Options {
 function parseOptions(argv: string[]): Options {
   const flags = new Map<string, string>();
   for (const arg of argv) {
-    const m = /^--(smoke|stores|only|connections|duration|warmup)(?:=(.+))?$/.exec(arg);
+    const m = /^--(smoke|stores|only|school|connections|duration|warmup)(?:=(.+))?$/.exec(arg);
     if (!m) throw new Error(`unknown argument ${arg}\n${USAGE}`);
     flags.set(m[1]!, m[2] ?? 'true');
   }
@@ -46,7 +49,8 @@ function parseOptions(argv: string[]): Options {
   for (const s of stores) if (!available.includes(s)) throw new Error(`store ${s} is not available (PostgreSQL needs BENCH_DATABASE_URL or TEST_DATABASE_URL)`);
   const only = flags.get('only')?.split(',');
   for (const id of only ?? []) if (!SCENARIOS.some((s) => s.id === id)) throw new Error(`unknown scenario ${id}\n${USAGE}`);
-  return { smoke, stores, only, connections: num('connections', smoke ? 4 : 50), duration: num('duration', smoke ? 1.5 : 10), warmup: num('warmup', smoke ? 0 : 2) };
+  const school = flags.has('school') ? num('school', 0) : undefined;
+  return { smoke, stores, only, school, connections: num('connections', smoke ? 4 : 50), duration: num('duration', smoke ? 1.5 : 10), warmup: num('warmup', smoke ? 0 : 2) };
 }
 
 /** Form body of the bare POST route, the size of Lyceum's form requests. */
@@ -96,12 +100,22 @@ function machine(opts: Options): string {
 
 async function main(): Promise<number> {
   const opts = parseOptions(process.argv.slice(2));
+  const schoolLabel = (store: string) => (opts.school === undefined ? store : `${store}, ${opts.school.toLocaleString('en')} students`);
   assertBuilt();
   const scenarios = SCENARIOS.filter((s) => !opts.only || opts.only.includes(s.id));
   const dir = mkdtempSync(join(tmpdir(), 'lyceum-bench-'));
   console.log(`lyceum bench${opts.smoke ? ' (smoke)' : ''}\n${machine(opts)}\nlogs in ${dir}`);
   const run = (origin: string, pid: number, requests: LoadRequest[], connections = opts.connections, completions?: () => number) =>
     runLoad({ origin, pid, requests, connections, duration: opts.duration, warmup: opts.warmup, ...(completions ? { completions } : {}) });
+  // A scenario with background requests: those load the run's other connections while its own are measured.
+  const runWithBackground = async (origin: string, pid: number, prepared: Prepared, connections: number) => {
+    const background =
+      prepared.background && runLoad({ origin, pid, requests: prepared.background, connections: Math.max(1, opts.connections - connections), duration: opts.duration + opts.warmup + 1, warmup: 0 });
+    const measured = await run(origin, pid, prepared.requests, connections, prepared.completions);
+    const loaded = await background;
+    if (loaded && loaded.errors > 0) measured.errorSamples.push(...loaded.errorSamples.map((e) => `background: ${e}`));
+    return loaded ? { ...measured, errors: measured.errors + loaded.errors } : measured;
+  };
   const rows: Row[] = [];
   const failures: string[] = [];
   const check = (what: string, r: LoadResult) => {
@@ -128,6 +142,11 @@ async function main(): Promise<number> {
     const db = await freshDatabase(store, dir);
     try {
       await addBenchUser(db.url);
+      if (opts.school !== undefined) {
+        const started = performance.now();
+        await seedSchool(db.url, opts.school);
+        console.log(`${store}: seeded a school of ${opts.school} students in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      }
       const server = await startLyceum(db.url, join(dir, `${store}.log`));
       try {
         console.log(`${store}: ${server.url} (pid ${server.pid})`);
@@ -135,9 +154,9 @@ async function main(): Promise<number> {
         for (const s of scenarios) {
           try {
             const prepared = await s.prepare(ctx);
-            const r = await run(server.url, server.pid, prepared.requests, s.connections, prepared.completions);
+            const r = await runWithBackground(server.url, server.pid, prepared, s.connections ?? opts.connections);
             check(`${store} ${s.id}`, r);
-            rows.push({ label: s.label, store, result: r, ...(s.bare ? { bare: bare[s.bare] } : {}) });
+            rows.push({ label: s.label, store: schoolLabel(store), result: r, ...(s.bare ? { bare: bare[s.bare] } : {}) });
           } catch (err) {
             failures.push(`${store} ${s.id}: ${err instanceof Error ? err.message : String(err)}`);
           }

@@ -3,11 +3,14 @@
  * server (clients, tokens) and returns autocannon request sequences.
  */
 import { fullFlowRequests } from './flow-requests.ts';
+import { SCHOOL_SCENARIOS } from './school-scenarios.ts';
 import type { LoadRequest } from './load.ts';
 import { Browser, obtainTokenSets, READ_SCOPE, REGISTRATION_BODY, refreshBody, registerClient, type TokenSet } from './oauth-client.ts';
 
 export interface Prepared {
   requests: LoadRequest[];
+  /** Sent meanwhile on the run's other connections, not measured: the load the measured requests meet. */
+  background?: LoadRequest[];
   /** Units of work completed (flows); requests when absent. */
   completions?: () => number;
 }
@@ -30,6 +33,8 @@ export interface ServerContext {
   clientId: string;
   /** openid profile email students:read courses:read */
   reader: TokenSet;
+  /** The school's staff reads: students:read courses:read analytics:read */
+  staff: TokenSet;
   /** Spare refresh tokens of `clientId`, each starting its own rotation chain. */
   refreshPool: string[];
   /** How many the pool is topped up to before each refresh scenario. */
@@ -41,8 +46,9 @@ export async function prepareServer(origin: string, user: { email: string; passw
   await browser.signIn(user);
   const clientId = await registerClient(origin);
   const [reader] = await obtainTokenSets(browser, clientId, 1);
+  const [staff] = await obtainTokenSets(browser, clientId, 1, 'students:read courses:read analytics:read');
   const pool = await obtainTokenSets(browser, clientId, refreshChains, READ_SCOPE);
-  return { origin, user, browser, clientId, reader: reader!, refreshPool: pool.map((t) => t.refresh_token), refreshChains };
+  return { origin, user, browser, clientId, reader: reader!, staff: staff!, refreshPool: pool.map((t) => t.refresh_token), refreshChains };
 }
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -127,4 +133,5 @@ export const SCENARIOS: Scenario[] = [
   { id: 'mcp', label: 'MCP tools/call list_records POST /mcp', bare: 'post', prepare: prepareMcp('tools/call') },
   { id: 'flow-seq', label: 'Full code flow, 1 connection (flows)', connections: 1, prepare: async (ctx) => fullFlowRequests(ctx.user) },
   { id: 'flow-conc', label: 'Full code flow, concurrent (flows)', prepare: async (ctx) => fullFlowRequests(ctx.user) },
+  ...SCHOOL_SCENARIOS,
 ];

@@ -108,6 +108,11 @@ export async function addBenchUser(databaseUrl: string, main = MAIN): Promise<vo
   await runNode([main, 'users', 'add', '--email', BENCH_USER.email, '--password', BENCH_USER.password, '--role', 'owner'], { DATABASE_URL: databaseUrl, KEYS_SECRET });
 }
 
+/** `lyceum seed --scale N` on the database: the demo school grown to N students, five years of history. */
+export async function seedSchool(databaseUrl: string, students: number, main = MAIN): Promise<void> {
+  await runNode([main, 'seed', '--scale', String(students)], { DATABASE_URL: databaseUrl, KEYS_SECRET });
+}
+
 /**
  * `lyceum serve` on databaseUrl with the rate limits off and the account's
  * password-failure allowance at its highest (the bench measures the
