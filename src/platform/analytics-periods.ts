@@ -51,6 +51,8 @@ export interface ReportPeriod {
   label: string;
   /** Empty when the whole period lies in the range; else the days (labels) of it that do. */
   partial: string[];
+  /** When partial: the period's days outside the range, as [first, last] day labels (one or two spans). */
+  outside: [string, string][];
 }
 
 /** Every period overlapping the range, in order: the series have no gaps. */
@@ -59,10 +61,13 @@ export function periodsOf(range: DateRange, interval: Interval): ReportPeriod[] 
   for (let t = range.start; t < range.end;) {
     const { start, end } = periodBounds(t, interval);
     const partial: string[] = [];
+    const outside: [string, string][] = [];
     if (start < range.start || end > range.end) {
       for (let day = Math.max(start, range.start); day < Math.min(end, range.end); day += DAY) partial.push(periodOf(day, 'day'));
+      if (start < range.start) outside.push([periodOf(start, 'day'), periodOf(range.start - DAY, 'day')]);
+      if (end > range.end) outside.push([periodOf(range.end, 'day'), periodOf(end - DAY, 'day')]);
     }
-    out.push({ label: periodOf(start, interval), partial });
+    out.push({ label: periodOf(start, interval), partial, outside });
     t = end;
   }
   return out;

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
-import { periodsOf, resolveRange, type Interval } from './analytics-periods.ts';
+import { periodsOf, resolveRange, type Interval, type ReportPeriod } from './analytics-periods.ts';
 import type { CounterRow } from '../store/types.ts';
+import { ALL_TIME } from '../store/analytics-rule.ts';
 import { SchoolSettingsService } from './school-settings.ts';
 
 export interface AnalyticsQuery {
@@ -45,14 +46,17 @@ export class AnalyticsService {
     const range = resolveRange(query, this.deps.now());
     const periods = periodsOf(range, interval);
     const { currency } = await new SchoolSettingsService(this.deps).read();
-    const { analytics, records } = this.deps.store;
+    const { analytics } = this.deps.store;
     const labelsOf = (p: { label: string; partial: string[] }) => (p.partial.length > 0 ? p.partial : [p.label]);
-    const rows = await analytics.counters(periods.flatMap(labelsOf));
+    // A partial period's own counters are read too: its active students may be the whole period's (activeIn).
+    const rows = await analytics.counters([ALL_TIME, ...periods.flatMap((p) => [...labelsOf(p), ...(p.partial.length > 0 ? [p.label] : [])])]);
+    const allTime = (metric: string, dimension?: string) =>
+      rows.filter((r) => r.period === ALL_TIME && r.metric === metric && (dimension === undefined || r.dimension === dimension)).reduce((n, r) => n + r.value, 0);
     const sum = totals(rows, (metric, dimension) => metric !== 'revenue_cents' || dimension === '' || dimension === currency);
     const series = <K extends string>(metric: string, key: K) => periods.map((p) => ({ period: p.label, [key]: sum(labelsOf(p), metric) }) as { period: string } & Record<K, number>);
     const total = (metric: string) => sum(periods.flatMap(labelsOf), metric);
     const active = [];
-    for (const p of periods) active.push({ period: p.label, count: p.partial.length > 0 ? await analytics.activeStudents(p.partial) : sum([p.label], ACTIVE_STUDENTS) });
+    for (const p of periods) active.push({ period: p.label, count: await this.activeIn(p, sum) });
     const enrollments = total('enrollments');
 
     return {
@@ -66,15 +70,28 @@ export class AnalyticsService {
       lessons_completed: series('lessons_completed', 'count'),
       enrollments_completed: series('enrollments_completed', 'count'),
       totals: {
-        students: await records.count('students', []),
-        courses_published: await records.count('courses', [['status', '=', 'published']]),
+        students: allTime('students'),
+        courses_published: allTime('courses', 'published'),
         enrollments,
         revenue_cents: total('revenue_cents'),
-        active_subscriptions: await records.count('subscriptions', [['status', '=', 'active']]),
+        active_subscriptions: allTime('subscriptions', 'active'),
         lessons_completed: total('lessons_completed'),
         enrollments_completed: total('enrollments_completed'),
         average_progress_percent: enrollments ? Math.round(total('progress_sum') / enrollments) : null,
       },
     };
+  }
+
+  /**
+   * The students active in the part of a period the range covers. When the
+   * period's days outside the range saw no activity (the usual case: the
+   * current month up to today, the rest still to come), that is the whole
+   * period's counter; otherwise the students of its days are counted.
+   */
+  private async activeIn(p: ReportPeriod, sum: (labels: string[], metric: string) => number): Promise<number> {
+    const { analytics } = this.deps.store;
+    if (p.partial.length === 0) return sum([p.label], ACTIVE_STUDENTS);
+    for (const [first, last] of p.outside) if (await analytics.activeBetween(first, last)) return analytics.activeStudents(p.partial);
+    return sum([p.label], ACTIVE_STUDENTS);
   }
 }

@@ -7,8 +7,8 @@ import { periodOf } from '../util/calendar-periods.ts';
 /**
  * A school at a glance: courses by status, students, enrollments, orders paid
  * in the current month (UTC) with their revenue, and published events still
- * to come. Enrollments and the month's orders are read from the analytics
- * counters (src/store/analytics-rule.ts), the rest are counts over indexes.
+ * to come. All but the events are read from the analytics counters
+ * (src/store/analytics-rule.ts); the events are a count over an index.
  * Revenue adds up orders in the school's currency only, as the analytics
  * report does.
  */
@@ -20,16 +20,16 @@ export class SchoolSummaryService {
     const records = this.deps.store.records;
     const month = periodOf(now, 'month');
     const { currency } = await new SchoolSettingsService(this.deps).read();
-    const courses: Record<string, number> = {};
-    for (const status of AREAS.courses.fields.status.enum) courses[status] = await records.count('courses', [['status', '=', status]]);
     const counters = await this.deps.store.analytics.counters([month, ALL_TIME]);
     const sum = (period: string, metric: string, keep: (dimension: string) => boolean = () => true) =>
       counters.filter((c) => c.period === period && c.metric === metric && keep(c.dimension)).reduce((n, c) => n + c.value, 0);
+    const courses: Record<string, number> = {};
+    for (const status of AREAS.courses.fields.status.enum) courses[status] = sum(ALL_TIME, 'courses', (d) => d === status);
     return {
       month,
       currency,
       courses,
-      students: await records.count('students', []),
+      students: sum(ALL_TIME, 'students'),
       enrollments: sum(ALL_TIME, 'enrollments'),
       orders_paid_this_month: sum(month, 'orders_paid'),
       revenue_this_month_cents: sum(month, 'revenue_cents', (d) => d === '' || d === currency),

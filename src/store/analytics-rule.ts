@@ -15,8 +15,10 @@ import type { Row } from './repositories/records.ts';
  *   its total, under its currency ('' when it has none: the school's).
  * - A student is active in a period when an enrollment of theirs was created,
  *   or an order of theirs paid, in it.
+ * - The school's totals are counted for all time only: students, courses by
+ *   status (`courses_<status>`), subscriptions by status (`subscriptions_<status>`).
  */
-export const COUNTER_METRICS = ['enrollments', 'progress_sum', 'enrollments_completed', 'lessons_completed', 'orders_paid', 'revenue_cents'] as const;
+export const COUNTER_METRICS = ['enrollments', 'progress_sum', 'enrollments_completed', 'lessons_completed', 'orders_paid', 'revenue_cents', 'students', 'courses', 'subscriptions'] as const;
 export type CounterMetric = (typeof COUNTER_METRICS)[number];
 
 /** The tables whose rows count, and the column of each row's key (lesson completions have no id). */
@@ -24,6 +26,9 @@ export const COUNTED_TABLES: Record<string, readonly string[]> = {
   enrollments: ['id'],
   lesson_completions: ['enrollment_id', 'lesson_id'],
   orders: ['id'],
+  students: ['id'],
+  courses: ['id'],
+  subscriptions: ['id'],
 };
 
 /** Rows the database deletes with a row of these tables (foreign keys ON DELETE CASCADE): [table, column]. */
@@ -36,7 +41,8 @@ export const COUNTED_CASCADES: Record<string, readonly [string, string][]> = {
 export const ALL_TIME = 'all';
 
 interface Contribution {
-  at: number;
+  /** When it happened; undefined: a total, kept for all time only. */
+  at?: number;
   metric: CounterMetric;
   dimension: string;
   amount: number;
@@ -64,6 +70,10 @@ function contributionsOf(table: string, row: Row): { counts: Contribution[]; act
       counts.push({ at: paid, metric: 'revenue_cents', dimension: currency, amount: Number(row.total_cents ?? 0) });
       if (row.student_id) active.push({ at: paid, studentId: String(row.student_id) });
     }
+  } else if (table === 'students') {
+    counts.push({ metric: 'students', dimension: '', amount: 1 });
+  } else if (table === 'courses' || table === 'subscriptions') {
+    counts.push({ metric: table, dimension: String(row.status ?? ''), amount: 1 });
   }
   return { counts, active };
 }
@@ -110,7 +120,8 @@ export class CounterChange {
     const { counts, active } = contributionsOf(table, row);
     for (const c of counts) {
       if (c.amount === 0) continue;
-      for (const period of [periodOf(c.at, 'day'), periodOf(c.at, 'week'), periodOf(c.at, 'month'), ALL_TIME]) {
+      const periods = c.at === undefined ? [ALL_TIME] : [periodOf(c.at, 'day'), periodOf(c.at, 'week'), periodOf(c.at, 'month'), ALL_TIME];
+      for (const period of periods) {
         const key = `${period}\u0000${c.metric}\u0000${c.dimension}`;
         this.counts.set(key, (this.counts.get(key) ?? 0) + sign * c.amount);
       }

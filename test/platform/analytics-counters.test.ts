@@ -136,7 +136,16 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     await orders.update('orders', moved, { currency: 'gbp' });
     await orders.delete('orders', `ord_never_${marker()}`);
 
+    // A course moved to draft and back, another left a draft: the published ones are counted as they are.
+    const draft = await id('/courses', { title: 'Draft', status: 'draft' });
+    expect((await s.owner('PATCH', `/courses/${course}`, { status: 'draft' })).status).toBe(200);
+    expect((await s.owner('PATCH', `/courses/${course}`, { status: 'published' })).status).toBe(200);
+    expect(draft).toMatch(/^crs_/);
+
     const day = await report(`from=${today}&to=${today}`);
+    const records = s.server.deps.store.records;
+    expect(day.totals).toMatchObject({ students: 3, courses_published: 1 });
+    expect(day.totals.students).toBe(await records.count('students', []));
     const month = await report(`from=${monthStart}&to=${monthEnd}`);
     const expected = await fromRows(s, dayStart, dayStart + 86_400_000, 'USD');
     // Not a vacuous match: every figure moved.
@@ -145,10 +154,31 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     const monthRows = await fromRows(s, Date.parse(monthStart), Date.parse(monthEnd) + 86_400_000, 'USD');
     expect(figures(month)).toEqual(monthRows);
 
-    // Two enrollments, three completions and six orders are stored.
-    expect(await s.server.deps.store.analytics.rebuild()).toBe(2 + 3 + 6);
+    // Two enrollments, three completions, six orders, three students and two courses are stored.
+    expect(await s.server.deps.store.analytics.rebuild()).toBe(2 + 3 + 6 + 3 + 2);
     expect(await report(`from=${today}&to=${today}`)).toEqual(day);
     expect(await report(`from=${monthStart}&to=${monthEnd}`)).toEqual(month);
+  });
+
+  it('counts the students active in part of a period, whether or not the rest of the period saw activity', async () => {
+    const records = s.server.deps.store.records;
+    const at = (iso: string) => Date.parse(iso);
+    const student = async () => String((await s.owner('POST', '/students', { name: 'P', email: `${marker()}@part.test` })).json.id);
+    const course = String((await s.owner('POST', '/courses', { title: 'Parts', status: 'published' })).json.id);
+    const [early, late] = [await student(), await student()];
+    const enroll = (id: string, who: string, when: string) =>
+      records.insert('enrollments', { id: `enr_${id}_${marker()}`, student_id: who, course_id: course, progress_percent: 0, created_at: at(when), updated_at: at(when) });
+    await enroll('early', early, '2023-05-03T10:00:00Z');
+    await enroll('late', late, '2023-05-20T10:00:00Z');
+    const active = async (query: string) => (await report(query)).active_students.map((p) => p.count);
+    expect(await active('from=2023-05-01&to=2023-05-31')).toEqual([2]);
+    // The days left out hold the other student's activity: only the student of the days kept counts.
+    expect(await active('from=2023-05-10&to=2023-05-31')).toEqual([1]);
+    expect(await active('from=2023-05-01&to=2023-05-15')).toEqual([1]);
+    expect(await active('from=2023-05-04&to=2023-05-19')).toEqual([0]);
+    // The days left out saw nothing: the month's own count answers.
+    expect(await active('from=2023-05-03&to=2023-05-20')).toEqual([2]);
+    expect(await active('from=2023-05-02&to=2023-05-25&interval=week')).toEqual([1, 0, 1, 0]);
   });
 
   it('keeps the school summary in step: enrollments of all time and the month’s paid orders', async () => {

@@ -111,6 +111,11 @@ export function kyselyAnalyticsStore(db: Kysely<Database>, kind: 'sqlite' | 'pos
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
+    async activeBetween(first, last) {
+      // Day labels (YYYY-MM-DD) sort among themselves; no week (YYYY-Www) or month (YYYY-MM) label falls between two of them.
+      const row = await db.selectFrom('analytics_active').select('period').where('period', '>=', first).where('period', '<=', last).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
     async rebuild() {
       return db.transaction().execute((trx) => rebuildCounters(trx, kind));
     },

@@ -16,6 +16,8 @@ export interface AnalyticsStore {
   counters(periods: string[]): Promise<CounterRow[]>;
   /** How many different students were active over these periods (days, for a period the range covers in part). */
   activeStudents(periods: string[]): Promise<number>;
+  /** Whether any student was active on a day from `first` to `last` (day labels, inclusive): one index probe. */
+  activeBetween(first: string, last: string): Promise<boolean>;
   /**
    * Counts every stored row again from scratch, in one transaction, and
    * returns how many rows it read. Changes made meanwhile wait for it and are
