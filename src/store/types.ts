@@ -78,7 +78,7 @@ export interface Store {
   migrate(indexes?: IndexSpec[]): Promise<void>;
   /**
    * Refreshes the query planner's statistics, after a bulk load (SQLite:
-   * ANALYZE over a sample of each index; PostgreSQL: ANALYZE). Migrating does
+   * ANALYZE over a sample of each index; PostgreSQL: VACUUM ANALYZE). Migrating does
    * it on SQLite, and its maintenance thread keeps them current.
    */
   optimize(): Promise<void>;

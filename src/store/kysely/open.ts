@@ -118,7 +118,15 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
         await target.done();
       }
     },
-    optimize: () => analyze(db, database.kind),
+    async optimize() {
+      // On PostgreSQL a connection without the statement bound: a vacuum may take longer than a request.
+      const target = migrationDatabase(database, db, limits);
+      try {
+        await analyze(target.db, database.kind);
+      } finally {
+        await target.done();
+      }
+    },
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -132,11 +140,17 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
 /**
  * The planner's statistics, taken again. On SQLite each index is sampled
  * (analysis_limit, about 1,000 rows), so this takes milliseconds on any
- * size of database; PostgreSQL samples on its own terms.
+ * size of database; PostgreSQL samples on its own terms, and vacuums.
  */
 async function analyze(db: Kysely<Database>, kind: 'sqlite' | 'postgres'): Promise<void> {
-  if (kind === 'sqlite') await sql`pragma analysis_limit = ${sql.lit(SQLITE_ANALYSIS_LIMIT)}`.execute(db);
-  await sql`analyze`.execute(db);
+  if (kind === 'sqlite') {
+    await sql`pragma analysis_limit = ${sql.lit(SQLITE_ANALYSIS_LIMIT)}`.execute(db);
+    await sql`analyze`.execute(db);
+    return;
+  }
+  // VACUUM as well: after a bulk load it marks the new rows all-visible, so index-only scans
+  // (counts, list pages) need not visit the table.
+  await sql`vacuum (analyze)`.execute(db);
 }
 
 async function migrate(database: Config['database'], db: Kysely<Database>): Promise<void> {

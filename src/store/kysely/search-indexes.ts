@@ -105,7 +105,9 @@ async function ensurePostgres(db: Kysely<Database>, specs: IndexSpec[]): Promise
     for (const column of spec.columns) {
       const name = pgIndexName(spec.table, column);
       wanted.add(name);
-      await sql.raw(`create index if not exists "${name}" on "${spec.table}" using gin (lower("${column}") ${schema}.gin_trgm_ops)`).execute(db);
+      // fastupdate off: a search would otherwise also read the index's list of entries not yet merged,
+      // which a bulk load (a seeded or imported school) leaves long until a vacuum; records change rarely.
+      await sql.raw(`create index if not exists "${name}" on "${spec.table}" using gin (lower("${column}") ${schema}.gin_trgm_ops) with (fastupdate = off)`).execute(db);
     }
   }
   const made = (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and left(indexname, ${PREFIX.length}) = ${PREFIX}`.execute(db)).rows;
