@@ -9,7 +9,7 @@ import { Browser, obtainTokenSets, READ_SCOPE, REGISTRATION_BODY, refreshBody, r
 
 export interface Prepared {
   requests: LoadRequest[];
-  /** Sent meanwhile on the run's other connections, not measured: the load the measured requests meet. */
+  /** Sent meanwhile, one at a time on a connection of its own, not measured: the work the measured requests meet. */
   background?: LoadRequest[];
   /** Units of work completed (flows); requests when absent. */
   completions?: () => number;

@@ -1,7 +1,7 @@
 /**
  * Reads whose cost could grow with a school's history: a page deep in the
  * students, a course's enrollments, a search for one student, the analytics
- * report, and a light request while the report is loaded. Run on the demo
+ * report, and a light request while the report is being made. Run on the demo
  * school and on one grown with `--school=N` (lyceum seed --scale N), they
  * show whether a large school is as quick as the demo.
  */
@@ -57,7 +57,7 @@ export const SCHOOL_SCENARIOS: Scenario[] = [
   { id: 'analytics-5y', label: 'Analytics, 5 years by week GET /api/v1/analytics', prepare: async (ctx) => ({ requests: [analyticsOver5Years(ctx)] }) },
   {
     id: 'during-analytics',
-    label: 'Catalog on 1 connection while 5-year analytics loads the rest',
+    label: 'Catalog on 1 connection while 5-year analytics runs on another',
     connections: 1,
     prepare: async (ctx) => ({ requests: [{ path: '/api/v1/courses' }], background: [analyticsOver5Years(ctx)] }),
   },
