@@ -5,6 +5,7 @@ import { declarePublicRoute } from '../../http/routes/operation.ts';
 import { ENDPOINTS } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
 import { authenticateClient } from './client-auth.ts';
+import { LAST_USED_RESOLUTION_MS } from '../../store/repositories/clients.ts';
 import { formBody, param } from './form-params.ts';
 import type { GrantHandler } from './grant-handler.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
@@ -37,8 +38,10 @@ export function registerTokenRoute(app: FastifyInstance, deps: Deps): void {
       throw new OAuthError('unauthorized_client', `This client did not register the ${grantType} grant`);
     }
     const response = await handler.handle({ request, body, client, deps });
-    // Last use, for `lyceum clients list` and the purge of never-used clients; at most one write a minute.
-    await deps.store.clients.markUsed(client.id, deps.now());
+    // Last use, for `lyceum clients list` and the purge of never-used clients; at most one write a
+    // minute, and no statement at all when the client as just read was used within that minute.
+    const now = deps.now();
+    if (client.lastUsedAt === null || client.lastUsedAt === undefined || client.lastUsedAt <= now - LAST_USED_RESOLUTION_MS) await deps.store.clients.markUsed(client.id, now);
     return response;
   });
 }

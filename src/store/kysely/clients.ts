@@ -1,11 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Client, ClientMetadata, ClientStore } from '../types.ts';
+import { LAST_USED_RESOLUTION_MS } from '../repositories/clients.ts';
 import { inBatches } from './purge.ts';
 import type { ClientsTable, Database } from './schema.ts';
 import type { KeyLookup } from './key-lookup.ts';
-
-/** lastUsedAt is kept to the minute: a token request writes it at most once a minute per client. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 function toClient(row: Selectable<ClientsTable>): Client {
   return {

@@ -51,8 +51,8 @@ export interface ClientStore {
   createWithinCap(client: Client, maxClients: number): Promise<boolean>;
   /**
    * Contract: records that the client obtained a token at `now`. Writes only
-   * when the stored time is absent or at least a minute older, so a burst of
-   * token requests costs one write a minute.
+   * when the stored time is absent or at least LAST_USED_RESOLUTION_MS older,
+   * so a burst of token requests costs one write a minute.
    */
   markUsed(id: string, now: number): Promise<void>;
   /**
@@ -74,3 +74,6 @@ export interface ClientStore {
   /** Contract: deletes the client with its codes, tokens and grants; false if it did not exist. */
   delete(id: string): Promise<boolean>;
 }
+
+/** A client's last use is kept to the minute: a token request writes it at most once a minute per client. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
