@@ -1,3 +1,4 @@
+import { ROTATION_STAMP_SLACK_MS } from '../repositories/tokens.ts';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Token, TokenStore } from '../types.ts';
 import { purgeBefore } from './purge.ts';
@@ -76,7 +77,9 @@ export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maint
           // held elsewhere is stamped when it got through, not when it was sent.
           const committedAt = clock();
           const won =
-            committedAt === Number(claimed.rotated_at) ? claimed : await trx.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
+            committedAt - Number(claimed.rotated_at) < ROTATION_STAMP_SLACK_MS
+              ? claimed
+              : await trx.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
           return { status: 'rotated' as const, token: toToken(won) };
         }
         const row = await trx.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();

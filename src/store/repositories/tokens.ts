@@ -29,7 +29,8 @@ export interface TokenStore {
    * 'rotated'. A token already rotated gives 'already_rotated' (successors
    * untouched); a revoked or unknown one gives 'unusable'. Expiry is NOT checked.
    * `clock` is read inside the transaction, once the claim got through: the
-   * rotation is stamped with that time, not with the request's start.
+   * rotation is stamped with that time (to within ROTATION_STAMP_SLACK_MS),
+   * not with the request's start.
    */
   rotate(hash: string, clock: () => number, successors: Token[]): Promise<RotateResult>;
   /** Contract: revokes one token; false if unknown or already revoked. */
@@ -43,3 +44,11 @@ export interface TokenStore {
   /** Deletes tokens expired or revoked before `before`; returns how many. */
   purgeExpired(before: number): Promise<number>;
 }
+
+/**
+ * How far a rotation's stamp may lie before its commit: the claim is stamped
+ * as it is sent, and stamped again only when the rotation took longer than
+ * this (it waited on a lock), which saves a statement on every refresh. A
+ * grace window of seconds is shortened by at most this much.
+ */
+export const ROTATION_STAMP_SLACK_MS = 250;

@@ -3,6 +3,7 @@
  * store kind: SQLite always, PostgreSQL when TEST_DATABASE_URL is set.
  */
 import { randomUUID } from 'node:crypto';
+import { ROTATION_STAMP_SLACK_MS } from '../../../src/store/repositories/tokens.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, Store, User } from '../../../src/store/types.ts';
 import { STORE_KINDS } from '../../helpers/stores.ts';
@@ -64,6 +65,20 @@ describe.each(STORE_KINDS)('store contract: tokens (%s)', (kind) => {
       expect(after).toMatchObject({ rotatedAt: T0 + 100, revokedAt: null });
       expect(typeof after!.rotatedAt).toBe('number');
       for (const s of successors) expect(await store.tokens.find(s.hash)).toEqual(s);
+    });
+
+    it('rotate stamps the rotation when it got through: again at the end when it took longer than the slack', async () => {
+      const stampOf = async (steps: number[]) => {
+        const old = newToken(client.id, user.id, { kind: 'refresh' });
+        await store.tokens.insert([old]);
+        const times = [...steps];
+        await store.tokens.rotate(old.hash, () => times.shift() ?? steps[steps.length - 1]!, [newToken(client.id, user.id, { kind: 'refresh' })]);
+        return (await store.tokens.find(old.hash))!.rotatedAt;
+      };
+      // The clock moved less than the slack during the rotation: the claim's own stamp stands.
+      expect(await stampOf([T0, T0 + ROTATION_STAMP_SLACK_MS - 1])).toBe(T0);
+      // It waited (a lock held elsewhere): stamped when it got through.
+      expect(await stampOf([T0, T0 + 5_000])).toBe(T0 + 5_000);
     });
 
     it('rotate does not check expiry', async () => {
