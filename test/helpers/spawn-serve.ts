@@ -7,6 +7,8 @@ export interface ServeProcess {
   /** What it has written so far. */
   stdout(): string;
   stderr(): string;
+  /** The port it listens on, as it announced it (PORT=0 lets the system pick one no other test can take meanwhile). */
+  port(): number;
   /** SIGTERM, then its exit code once it has exited. */
   stop(): Promise<number | null>;
 }
@@ -39,6 +41,7 @@ export async function spawnServe(env: Record<string, string>, timeoutMs = 60_000
     child,
     stdout: () => out,
     stderr: () => err,
+    port: () => Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
