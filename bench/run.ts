@@ -107,10 +107,9 @@ async function main(): Promise<number> {
   console.log(`lyceum bench${opts.smoke ? ' (smoke)' : ''}\n${machine(opts)}\nlogs in ${dir}`);
   const run = (origin: string, pid: number, requests: LoadRequest[], connections = opts.connections, completions?: () => number) =>
     runLoad({ origin, pid, requests, connections, duration: opts.duration, warmup: opts.warmup, ...(completions ? { completions } : {}) });
-  // A scenario with background requests: those load the run's other connections while its own are measured.
+  // A scenario with background requests: one at a time, on a connection of their own, while its own are measured.
   const runWithBackground = async (origin: string, pid: number, prepared: Prepared, connections: number) => {
-    const background =
-      prepared.background && runLoad({ origin, pid, requests: prepared.background, connections: Math.max(1, opts.connections - connections), duration: opts.duration + opts.warmup + 1, warmup: 0 });
+    const background = prepared.background && runLoad({ origin, pid, requests: prepared.background, connections: 1, duration: opts.duration + opts.warmup + 1, warmup: 0 });
     const measured = await run(origin, pid, prepared.requests, connections, prepared.completions);
     const loaded = await background;
     if (loaded && loaded.errors > 0) measured.errorSamples.push(...loaded.errorSamples.map((e) => `background: ${e}`));
