@@ -54,7 +54,8 @@ export function listStatement(db: AnyDb, table: string, q: ListQuery, fts = fals
 
 /** Rows of this table feed the analytics counters, or deleting one deletes rows that do. */
 const counted = (table: string) => table in COUNTED_TABLES;
-const db_ = (trx: AnyDb) => trx as unknown as Kysely<Database>;
+/** The typed view of a transaction, for the helpers written against the schema (outbox, activity, counters). */
+const typed = (trx: AnyDb) => trx as unknown as Kysely<Database>;
 
 const getRow = async (db: AnyDb, table: string, id: string) => (await db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst()) as Row | undefined;
 
@@ -80,9 +81,9 @@ async function updateWithEvents(
     if (!before) return undefined;
     await trx.updateTable(table).set(patch).where('id', '=', id).execute();
     const after = (await getRow(trx, table, id))!;
-    await appendEvents(db_(trx), events(before, after));
-    if (activity) await appendActivity(db_(trx), activity);
-    await applyCounterChange(db_(trx), new CounterChange().row(table, before, after));
+    await appendEvents(typed(trx), events(before, after));
+    if (activity) await appendActivity(typed(trx), activity);
+    await applyCounterChange(typed(trx), new CounterChange().row(table, before, after));
     return after;
   });
 }
@@ -122,9 +123,9 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
         else {
           await db.transaction().execute(async (trx) => {
             await trx.insertInto(table).values(row).execute();
-            await appendEvents(db_(trx), events);
-            if (activity) await appendActivity(db_(trx), activity);
-            await applyCounterChange(db_(trx), new CounterChange().row(table, undefined, row));
+            await appendEvents(typed(trx), events);
+            if (activity) await appendActivity(typed(trx), activity);
+            await applyCounterChange(typed(trx), new CounterChange().row(table, undefined, row));
           });
         }
       } catch (err) {
@@ -145,7 +146,7 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
               .execute();
           const change = new CounterChange();
           for (const row of rows) change.row(table, undefined, row);
-          await applyCounterChange(db_(trx), change);
+          await applyCounterChange(typed(trx), change);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new DuplicateError(`a ${table} record with the same unique value exists`);
@@ -177,8 +178,8 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
         const gone = (await trx.deleteFrom(table).where('id', '=', id).returningAll().execute()) as Row[];
         if (gone.length === 0) return false;
         change.row(table, gone[0], undefined);
-        if (activity) await appendActivity(db_(trx), activity);
-        await applyCounterChange(db_(trx), change);
+        if (activity) await appendActivity(typed(trx), activity);
+        await applyCounterChange(typed(trx), change);
         return true;
       };
       if (!activity && !counted(table) && !(table in COUNTED_CASCADES)) return work(db);
@@ -202,7 +203,7 @@ export function kyselyRecordStore(db: AnyDb, kind: 'sqlite' | 'postgres' = 'sqli
     async clear(tables) {
       await db.transaction().execute(async (trx) => {
         for (const t of tables) await trx.deleteFrom(t).execute();
-        if (tables.some((t) => counted(t) || t in COUNTED_CASCADES)) await rebuildCounters(db_(trx), kind);
+        if (tables.some((t) => counted(t) || t in COUNTED_CASCADES)) await rebuildCounters(typed(trx), kind);
       });
     },
   };
