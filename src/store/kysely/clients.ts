@@ -17,39 +17,32 @@ function toClient(row: Selectable<ClientsTable>): Client {
 }
 
 /** Registered clients. createWithinCap checks the count of open registrations that triggers keep (migration 018). */
+/** The row of a client as the table stores it. */
+const clientRow = (client: Client) => ({
+  id: client.id,
+  secret_hash: client.secretHash,
+  metadata: JSON.stringify(client.metadata),
+  created_at: client.createdAt,
+  last_used_at: client.lastUsedAt ?? null,
+  registration: client.registration ?? 'open',
+});
+
 export function kyselyClientStore(db: Kysely<Database>, lookups: KeyLookup, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): ClientStore {
   const findById = lookups((id: string) => db.selectFrom('clients').selectAll().where('id', '=', id));
   return {
     async create(client) {
-      await db
-        .insertInto('clients')
-        .values({
-          id: client.id,
-          secret_hash: client.secretHash,
-          metadata: JSON.stringify(client.metadata),
-          created_at: client.createdAt,
-          last_used_at: client.lastUsedAt ?? null,
-          registration: client.registration ?? 'open',
-        })
-        .execute();
+      await db.insertInto('clients').values(clientRow(client)).execute();
     },
     async createWithinCap(client, maxClients) {
       // The cap is open registration's: the clients the school added, and those known by a
       // metadata document (their id is its https URL), do not count; triggers keep the count
       // (migration 018), so the check reads one row whatever the number of clients.
-      const values = {
-        id: client.id,
-        secret_hash: client.secretHash,
-        metadata: JSON.stringify(client.metadata),
-        created_at: client.createdAt,
-        last_used_at: client.lastUsedAt ?? null,
-        registration: client.registration ?? 'open',
-      };
+      const values = clientRow(client);
       if (kind === 'sqlite') {
         // One statement: it holds SQLite's write lock from the count to the insert.
         const insert = sql`
-          insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration)
-          select ${values.id}, ${values.secret_hash}, ${values.metadata}, ${values.created_at}, ${values.last_used_at}, ${values.registration}
+          insert into clients (${sql.join(Object.keys(values).map((c) => sql.ref(c)))})
+          select ${sql.join(Object.values(values))}
           where (select value from counters where name = 'open_clients') < ${maxClients}`;
         return Number((await insert.execute(db)).numAffectedRows ?? 0) > 0;
       }
