@@ -3,27 +3,17 @@
  * of its newest token or consent as its last use, so the purge of never-used
  * clients does not take a client in use for an unused one.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrationProvider } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
-import { databaseConfig, freshDatabaseUrl, STORE_KINDS } from '../helpers/stores.ts';
+import { databaseMigratedTo } from '../helpers/migrated-database.ts';
+import { databaseConfig, STORE_KINDS } from '../helpers/stores.ts';
 
 const BEFORE_007 = '005-public-listing-indexes';
 
 /** The database as it was before migration 007, with one user, three clients and their tokens and consents. */
-async function databaseBefore007(kind: 'sqlite' | 'postgres'): Promise<string> {
-  const url = await freshDatabaseUrl(kind);
-  const db = new Kysely<unknown>({
-    dialect: kind === 'sqlite' ? new SqliteDialect({ database: new SQLite(url) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
-  });
-  try {
-    const schema = kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s : undefined;
-    const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
-    const { error } = await migrator.migrateTo(BEFORE_007);
-    if (error) throw error;
+function databaseBefore007(kind: 'sqlite' | 'postgres'): Promise<string> {
+  return databaseMigratedTo(kind, BEFORE_007, async (db) => {
     await sql`insert into users (id, email, name, role, password_hash, created_at, updated_at) values ('u1', 'u1@school.test', 'U', 'student', 'x', 1, 1)`.execute(db);
     for (const id of ['tokens-and-grant', 'grant-only', 'nothing']) {
       await sql`insert into clients (id, secret_hash, metadata, created_at) values (${id}, null, '{}', 10)`.execute(db);
@@ -33,14 +23,11 @@ async function databaseBefore007(kind: 'sqlite' | 'postgres'): Promise<string> {
       ['h2', 200],
     ] as const) {
       await sql`insert into tokens (hash, kind, client_id, user_id, scope, resource, family_id, auth_time, expires_at, created_at, revoked_at, rotated_at, salt)
-        values (${hash}, 'access', 'tokens-and-grant', 'u1', 's', null, 'f', 1, 9999999999999, ${createdAt}, null, null, null)`.execute(db);
+      values (${hash}, 'access', 'tokens-and-grant', 'u1', 's', null, 'f', 1, 9999999999999, ${createdAt}, null, null, null)`.execute(db);
     }
     await sql`insert into grants (user_id, client_id, scope, created_at, updated_at) values ('u1', 'tokens-and-grant', 's', 150, 150)`.execute(db);
     await sql`insert into grants (user_id, client_id, scope, created_at, updated_at) values ('u1', 'grant-only', 's', 300, 300)`.execute(db);
-  } finally {
-    await db.destroy();
-  }
-  return url;
+  });
 }
 
 describe.each(STORE_KINDS)('migration 007 backfills last use (%s)', (kind) => {

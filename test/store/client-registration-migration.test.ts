@@ -4,13 +4,11 @@
  * to the purge of never-used clients), while clients added afterwards keep
  * the kind they are created with.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrationProvider } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
-import { databaseConfig, freshDatabaseUrl, STORE_KINDS } from '../helpers/stores.ts';
+import { databaseMigratedTo } from '../helpers/migrated-database.ts';
+import { databaseConfig, STORE_KINDS } from '../helpers/stores.ts';
 
 const BEFORE_008 = '007-client-last-used';
 
@@ -23,23 +21,12 @@ const METADATA = JSON.stringify({
 });
 
 /** The database as it was before migration 008, with two clients. */
-async function databaseBefore008(kind: 'sqlite' | 'postgres'): Promise<string> {
-  const url = await freshDatabaseUrl(kind);
-  const db = new Kysely<unknown>({
-    dialect: kind === 'sqlite' ? new SqliteDialect({ database: new SQLite(url) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
-  });
-  try {
-    const schema = kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s : undefined;
-    const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
-    const { error } = await migrator.migrateTo(BEFORE_008);
-    if (error) throw error;
+function databaseBefore008(kind: 'sqlite' | 'postgres'): Promise<string> {
+  return databaseMigratedTo(kind, BEFORE_008, async (db) => {
     for (const id of ['used', 'never-used']) {
       await sql`insert into clients (id, secret_hash, metadata, created_at, last_used_at) values (${id}, null, ${METADATA}, 10, ${id === 'used' ? 20 : null})`.execute(db);
     }
-  } finally {
-    await db.destroy();
-  }
-  return url;
+  });
 }
 
 describe.each(STORE_KINDS)('migration 008 records who registered each client (%s)', (kind) => {

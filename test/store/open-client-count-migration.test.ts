@@ -4,15 +4,13 @@
  * nor those known by a metadata document), and from then on every way a
  * client comes or goes keeps it exact, so the cap holds where it did.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrationProvider } from '../../src/store/migrations/index.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { newClient } from '../helpers/store-contract.ts';
-import { databaseConfig, freshDatabaseUrl, STORE_KINDS } from '../helpers/stores.ts';
+import { databaseMigratedTo } from '../helpers/migrated-database.ts';
+import { databaseConfig, STORE_KINDS } from '../helpers/stores.ts';
 
 const BEFORE_018 = '017-password-checks-in-flight';
 const METADATA = JSON.stringify({
@@ -24,15 +22,8 @@ const METADATA = JSON.stringify({
 });
 
 /** The database as it was before migration 018: two open clients, one of the school's, one known by its document. */
-async function databaseBefore018(kind: 'sqlite' | 'postgres'): Promise<string> {
-  const url = await freshDatabaseUrl(kind);
-  const db = new Kysely<unknown>({
-    dialect: kind === 'sqlite' ? new SqliteDialect({ database: new SQLite(url) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
-  });
-  try {
-    const schema = kind === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s : undefined;
-    const { error } = await new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) }).migrateTo(BEFORE_018);
-    if (error) throw error;
+function databaseBefore018(kind: 'sqlite' | 'postgres'): Promise<string> {
+  return databaseMigratedTo(kind, BEFORE_018, async (db) => {
     for (const [id, registration] of [
       ['open-1', 'open'],
       ['open-2', 'open'],
@@ -41,10 +32,7 @@ async function databaseBefore018(kind: 'sqlite' | 'postgres'): Promise<string> {
     ]) {
       await sql`insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration) values (${id}, null, ${METADATA}, 10, null, ${registration})`.execute(db);
     }
-  } finally {
-    await db.destroy();
-  }
-  return url;
+  });
 }
 
 /** How many more open registrations a cap of `cap` lets in now (each one tried is then deleted again). */
