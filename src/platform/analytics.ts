@@ -1,27 +1,13 @@
 import type { Deps } from '../deps.ts';
 import { periodsOf, resolveRange, type Interval, type ReportPeriod } from './analytics-periods.ts';
-import type { CounterRow } from '../store/types.ts';
-import { ALL_TIME } from '../store/analytics-rule.ts';
+import { ACTIVE_STUDENTS, ALL_TIME } from '../store/analytics-rule.ts';
+import { counterTotals, inCurrency, type DimensionFilter } from './counter-totals.ts';
 import { SchoolSettingsService } from './school-settings.ts';
 
 export interface AnalyticsQuery {
   from?: string;
   to?: string;
   interval?: Interval;
-}
-
-/** The counter holding how many students were active in a period (src/store/kysely/analytics.ts). */
-const ACTIVE_STUDENTS = 'active_students';
-
-/** Adds up counters by period label and metric; `keep` picks the dimensions (currencies) that count. */
-function totals(rows: CounterRow[], keep: (metric: string, dimension: string) => boolean): (labels: string[], metric: string) => number {
-  const sums = new Map<string, number>();
-  for (const r of rows) {
-    if (!keep(r.metric, r.dimension)) continue;
-    const key = `${r.period}\u0000${r.metric}`;
-    sums.set(key, (sums.get(key) ?? 0) + r.value);
-  }
-  return (labels, metric) => labels.reduce((sum, label) => sum + (sums.get(`${label}\u0000${metric}`) ?? 0), 0);
 }
 
 /**
@@ -50,11 +36,11 @@ export class AnalyticsService {
     const labelsOf = (p: { label: string; partial: string[] }) => (p.partial.length > 0 ? p.partial : [p.label]);
     // A partial period's own counters are read too: its active students may be the whole period's (activeIn).
     const rows = await analytics.counters([ALL_TIME, ...periods.flatMap((p) => [...labelsOf(p), ...(p.partial.length > 0 ? [p.label] : [])])]);
-    const allTime = (metric: string, dimension?: string) =>
-      rows.filter((r) => r.period === ALL_TIME && r.metric === metric && (dimension === undefined || r.dimension === dimension)).reduce((n, r) => n + r.value, 0);
-    const sum = totals(rows, (metric, dimension) => metric !== 'revenue_cents' || dimension === '' || dimension === currency);
-    const series = <K extends string>(metric: string, key: K) => periods.map((p) => ({ period: p.label, [key]: sum(labelsOf(p), metric) }) as { period: string } & Record<K, number>);
-    const total = (metric: string) => sum(periods.flatMap(labelsOf), metric);
+    const sum = counterTotals(rows);
+    const revenue = inCurrency(currency);
+    const series = <K extends string>(metric: string, key: K, dimension?: DimensionFilter) =>
+      periods.map((p) => ({ period: p.label, [key]: sum(labelsOf(p), metric, dimension) }) as { period: string } & Record<K, number>);
+    const total = (metric: string, dimension?: DimensionFilter) => sum(periods.flatMap(labelsOf), metric, dimension);
     const active = [];
     for (const p of periods) active.push({ period: p.label, count: await this.activeIn(p, sum) });
     const enrollments = total('enrollments');
@@ -65,16 +51,16 @@ export class AnalyticsService {
       from: range.from,
       to: range.to,
       enrollments: series('enrollments', 'count'),
-      revenue: series('revenue_cents', 'total_cents'),
+      revenue: series('revenue_cents', 'total_cents', revenue),
       active_students: active,
       lessons_completed: series('lessons_completed', 'count'),
       enrollments_completed: series('enrollments_completed', 'count'),
       totals: {
-        students: allTime('students'),
-        courses_published: allTime('courses', 'published'),
+        students: sum([ALL_TIME], 'students'),
+        courses_published: sum([ALL_TIME], 'courses', (status) => status === 'published'),
         enrollments,
-        revenue_cents: total('revenue_cents'),
-        active_subscriptions: allTime('subscriptions', 'active'),
+        revenue_cents: total('revenue_cents', revenue),
+        active_subscriptions: sum([ALL_TIME], 'subscriptions', (status) => status === 'active'),
         lessons_completed: total('lessons_completed'),
         enrollments_completed: total('enrollments_completed'),
         average_progress_percent: enrollments ? Math.round(total('progress_sum') / enrollments) : null,
@@ -88,7 +74,7 @@ export class AnalyticsService {
    * current month up to today, the rest still to come), that is the whole
    * period's counter; otherwise the students of its days are counted.
    */
-  private async activeIn(p: ReportPeriod, sum: (labels: string[], metric: string) => number): Promise<number> {
+  private async activeIn(p: ReportPeriod, sum: ReturnType<typeof counterTotals>): Promise<number> {
     const { analytics } = this.deps.store;
     if (p.partial.length === 0) return sum([p.label], ACTIVE_STUDENTS);
     for (const [first, last] of p.outside) if (await analytics.activeBetween(first, last)) return analytics.activeStudents(p.partial);

@@ -3,6 +3,7 @@ import { AREAS } from './areas.ts';
 import { SchoolSettingsService } from './school-settings.ts';
 import { ALL_TIME } from '../store/analytics-rule.ts';
 import { periodOf } from '../util/calendar-periods.ts';
+import { counterTotals, inCurrency } from './counter-totals.ts';
 
 /**
  * A school at a glance: courses by status, students, enrollments, orders paid
@@ -20,19 +21,17 @@ export class SchoolSummaryService {
     const records = this.deps.store.records;
     const month = periodOf(now, 'month');
     const { currency } = await new SchoolSettingsService(this.deps).read();
-    const counters = await this.deps.store.analytics.counters([month, ALL_TIME]);
-    const sum = (period: string, metric: string, keep: (dimension: string) => boolean = () => true) =>
-      counters.filter((c) => c.period === period && c.metric === metric && keep(c.dimension)).reduce((n, c) => n + c.value, 0);
+    const sum = counterTotals(await this.deps.store.analytics.counters([month, ALL_TIME]));
     const courses: Record<string, number> = {};
-    for (const status of AREAS.courses.fields.status.enum) courses[status] = sum(ALL_TIME, 'courses', (d) => d === status);
+    for (const status of AREAS.courses.fields.status.enum) courses[status] = sum([ALL_TIME], 'courses', (d) => d === status);
     return {
       month,
       currency,
       courses,
-      students: sum(ALL_TIME, 'students'),
-      enrollments: sum(ALL_TIME, 'enrollments'),
-      orders_paid_this_month: sum(month, 'orders_paid'),
-      revenue_this_month_cents: sum(month, 'revenue_cents', (d) => d === '' || d === currency),
+      students: sum([ALL_TIME], 'students'),
+      enrollments: sum([ALL_TIME], 'enrollments'),
+      orders_paid_this_month: sum([month], 'orders_paid'),
+      revenue_this_month_cents: sum([month], 'revenue_cents', inCurrency(currency)),
       upcoming_events: await records.count('events', [
         ['status', '=', 'published'],
         ['starts_at', '>=', now],

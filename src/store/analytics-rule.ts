@@ -37,6 +37,9 @@ export const COUNTED_CASCADES: Record<string, readonly [string, string][]> = {
   lessons: [['lesson_completions', 'lesson_id']],
 };
 
+/** The counter of how many students were active in a period, moved when a student's count of activity leaves or reaches 0. */
+export const ACTIVE_STUDENTS = 'active_students';
+
 /** The period an additive counter is kept for besides days, weeks and months: all time. */
 export const ALL_TIME = 'all';
 

@@ -1,10 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { COUNTED_TABLES, CounterChange } from '../analytics-rule.ts';
+import { ACTIVE_STUDENTS, COUNTED_TABLES, CounterChange } from '../analytics-rule.ts';
 import type { AnalyticsStore, CounterRow } from '../types.ts';
 import type { Database } from './schema.ts';
-
-/** The counter that holds how many students were active in a period. */
-export const ACTIVE_STUDENTS = 'active_students';
 
 /** Rows per statement: far under either engine's limit on bound values. */
 const CHUNK = 500;
