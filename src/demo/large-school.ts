@@ -172,7 +172,11 @@ async function publishedCourses(store: Store): Promise<Course[]> {
   const lessons = await store.records.select('lessons', ['id', 'course_id', 'position', 'section_id'], []);
   const sections = new Map((await store.records.select('sections', ['id', 'position'], [])).map((s) => [String(s.id), Number(s.position)]));
   const byCourse = new Map<string, Row[]>();
-  for (const l of lessons) byCourse.set(String(l.course_id), [...(byCourse.get(String(l.course_id)) ?? []), l]);
+  for (const l of lessons) {
+    const list = byCourse.get(String(l.course_id));
+    if (list) list.push(l);
+    else byCourse.set(String(l.course_id), [l]);
+  }
   const order = (l: Row) => (sections.get(String(l.section_id)) ?? 0) * 10_000 + Number(l.position);
   return courses
     .map((c) => ({

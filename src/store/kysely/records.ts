@@ -52,7 +52,7 @@ export function listStatement(db: AnyDb, table: string, q: ListQuery, fts = fals
     .limit(q.limit + 1);
 }
 
-/** Rows of this table feed the analytics counters, or deleting one deletes rows that do. */
+/** Rows of this table feed the analytics counters (a delete also minds the rows it takes with it: COUNTED_CASCADES). */
 const counted = (table: string) => table in COUNTED_TABLES;
 /** The typed view of a transaction, for the helpers written against the schema (outbox, activity, counters). */
 const typed = (trx: AnyDb) => trx as unknown as Kysely<Database>;
