@@ -103,11 +103,23 @@ export interface FlowOptions extends ClientOptions {
 
 export const DEFAULT_SCOPE = 'courses:read students:read';
 
+/**
+ * A loopback redirect URI on a random port other than the server's own: a
+ * listener port that happened to equal the server's would send the redirect
+ * back to the server, which has no /callback.
+ */
+export function loopbackRedirect(issuer: string, port?: number): string {
+  const taken = Number(new URL(issuer).port);
+  let chosen = port ?? randomInt(20_000, 60_000);
+  while (port === undefined && chosen === taken) chosen = randomInt(20_000, 60_000);
+  return `http://127.0.0.1:${chosen}/callback`;
+}
+
 /** Registers a client (unless given one), signs in and approves: the code the client's listener receives. */
 export async function authorizeFlow(server: FlowServer, opts: FlowOptions = {}): Promise<CodeFlow> {
   const client = opts.client ?? (await registerClient(server.issuer, opts));
   const { verifier, challenge } = pkcePair(opts.verifier);
-  const redirectUri = `http://127.0.0.1:${opts.port ?? randomInt(20_000, 60_000)}/callback`;
+  const redirectUri = loopbackRedirect(server.issuer, opts.port);
   const state = randomBytes(8).toString('hex');
   const url = authorizeUrl(server.issuer, {
     response_type: 'code',

@@ -3,14 +3,14 @@
  * sign-in per distinct scope string), and records made from the area
  * declarations, so that tests cover every area without listing them.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { AREAS, type AreaDef } from '../../src/platform/areas.ts';
 import { recordToRow, type FieldDef } from '../../src/platform/fields.ts';
 import { SCOPE_NAMES, type Scope } from '../../src/access/scopes.ts';
 import { contractOf } from './area-contract.ts';
 import { readJson, type JsonResponse } from './bearer.ts';
-import { exchangeCode, registerClient, startFlowServer, type FlowServer, type RegisteredClient, type TokenSet } from './flow.ts';
+import { exchangeCode, loopbackRedirect, registerClient, startFlowServer, type FlowServer, type RegisteredClient, type TokenSet } from './flow.ts';
 import { authorizeUrl, pkcePair } from './oauth.ts';
 import type { StoreKind } from './stores.ts';
 import { UserAgent } from './user-agent.ts';
@@ -68,7 +68,7 @@ export function tokenSource(server: FlowServer, user: FlowServer['user'] = serve
     client ??= registerClient(server.issuer);
     const registered = await client;
     const { verifier, challenge } = pkcePair();
-    const redirectUri = `http://127.0.0.1:${randomInt(20_000, 60_000)}/callback`;
+    const redirectUri = loopbackRedirect(server.issuer);
     const state = randomBytes(8).toString('hex');
     const callback = await agent.authorize(
       authorizeUrl(server.issuer, {
