@@ -118,8 +118,9 @@ export class Browser {
   }
 }
 
-export async function registerClient(origin: string): Promise<string> {
-  const res = await fetch(`${origin}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: REGISTRATION_BODY });
+export async function registerClient(origin: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const body = JSON.stringify({ ...(JSON.parse(REGISTRATION_BODY) as object), ...extra });
+  const res = await fetch(`${origin}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const json = (await res.json()) as { client_id?: string };
   if (res.status !== 201 || !json.client_id) throw new Error(`registration failed (${res.status}): ${JSON.stringify(json)}`);
   return json.client_id;

@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- options]`: every scenario against the production build
  * (dist/lyceum.js) on a fresh store, SQLite and (when a PostgreSQL URL is
- * set) PostgreSQL, beside a bare Fastify route measured in the same run.
+ * set) PostgreSQL, beside a bare Fastify route and, for registration and
+ * refresh, node-oidc-provider (bench/anchor-server.ts) measured in the same run.
  * Prints one line per scenario as it goes, then the machine and a Markdown
  * table for BENCHMARKS.md. Exits non-zero when a scenario failed or
  * answered with errors.
@@ -12,7 +13,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { SCENARIOS, prepareServer, type Prepared } from './scenarios.ts';
-import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, seedSchool, startBare, startLyceum, type StoreKind } from './servers.ts';
+import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, seedSchool, startAnchor, startBare, startLyceum, type StoreKind } from './servers.ts';
 
 const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--only=ID,...] [--school=N] [--connections=N] [--duration=S] [--warmup=S]
   --smoke   1.5 s per scenario at 4 connections: checks that every scenario runs without errors (CI)
@@ -65,6 +66,7 @@ interface Row {
   store: string;
   result: LoadResult;
   bare?: LoadResult;
+  anchor?: LoadResult;
 }
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(x < 100 ? 1 : 0) : '–');
@@ -79,9 +81,10 @@ function table(rows: Row[]): string {
   const cells = (r: Row) => {
     const x = r.result;
     const share = r.bare ? `${((100 * x.rate) / r.bare.rate).toFixed(0)} %` : '';
-    return [r.label, r.store, f1(x.rate), f2(x.p50), f2(x.p99), (x.cpuPerUnit * 1000).toFixed(0), x.rssPeak.toFixed(0), share];
+    const times = r.anchor ? `${(x.rate / r.anchor.rate).toFixed(1)}×` : '';
+    return [r.label, r.store, f1(x.rate), f2(x.p50), f2(x.p99), (x.cpuPerUnit * 1000).toFixed(0), x.rssPeak.toFixed(0), share, times];
   };
-  const header = ['Scenario', 'Store', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MB', 'of bare req/s'];
+  const header = ['Scenario', 'Store', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MB', 'of bare req/s', 'of node-oidc-provider req/s'];
   return [header, header.map(() => '---'), ...rows.map(cells)].map((c) => `| ${c.join(' | ')} |`).join('\n');
 }
 
@@ -137,6 +140,22 @@ async function main(): Promise<number> {
     await bareServer.stop();
   }
 
+  const anchor: Record<string, LoadResult> = {};
+  const anchored = scenarios.filter((s) => s.anchor);
+  if (anchored.length) {
+    const anchorServer = await startAnchor(join(dir, 'anchor.log'));
+    starts.push(`node-oidc-provider ${anchorServer.startupMs.toFixed(0)} ms`);
+    try {
+      for (const s of anchored) {
+        const r = (anchor[s.id] = await run(anchorServer.url, anchorServer.pid, (await s.anchor!(anchorServer.url, opts.connections * 2)).requests));
+        check(`node-oidc-provider ${s.id}`, r);
+        rows.push({ label: s.label, store: 'node-oidc-provider, in memory', result: r });
+      }
+    } finally {
+      await anchorServer.stop();
+    }
+  }
+
   for (const store of opts.stores) {
     const db = await freshDatabase(store, dir);
     try {
@@ -155,7 +174,7 @@ async function main(): Promise<number> {
             const prepared = await s.prepare(ctx);
             const r = await runWithBackground(server.url, server.pid, prepared, s.connections ?? opts.connections);
             check(`${store} ${s.id}`, r);
-            rows.push({ label: s.label, store: schoolLabel(store), result: r, ...(s.bare ? { bare: bare[s.bare] } : {}) });
+            rows.push({ label: s.label, store: schoolLabel(store), result: r, ...(s.bare ? { bare: bare[s.bare] } : {}), ...(anchor[s.id] ? { anchor: anchor[s.id] } : {}) });
           } catch (err) {
             failures.push(`${store} ${s.id}: ${err instanceof Error ? err.message : String(err)}`);
           }

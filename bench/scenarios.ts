@@ -23,6 +23,8 @@ export interface Scenario {
   /** Connections of this scenario when not the run's default. */
   connections?: number;
   prepare(ctx: ServerContext): Promise<Prepared>;
+  /** The same requests prepared against the node-oidc-provider anchor (bench/anchor-server.ts), measured in the same run. */
+  anchor?(origin: string, chains: number): Promise<Prepared>;
 }
 
 /** What every scenario against one server shares: a signed-in browser, a client, tokens. */
@@ -84,10 +86,9 @@ const prepareMcp =
  * puts its successor back. Requests still in flight when a run stops take
  * their tokens with them, so the pool is topped up before each use.
  */
-async function prepareRefresh(ctx: ServerContext): Promise<Prepared> {
-  const pool = ctx.refreshPool;
-  const missing = ctx.refreshChains - pool.length;
-  if (missing > 0) pool.push(...(await obtainTokenSets(ctx.browser, ctx.clientId, missing)).map((t) => t.refresh_token));
+async function refreshRequests(clientId: string, pool: string[], chains: number, mint: (count: number) => Promise<string[]>): Promise<Prepared> {
+  const missing = chains - pool.length;
+  if (missing > 0) pool.push(...(await mint(missing)));
   return {
     requests: [
       {
@@ -98,7 +99,7 @@ async function prepareRefresh(ctx: ServerContext): Promise<Prepared> {
           const token = pool.shift();
           if (!token) throw new Error('the refresh pool ran dry: too many failed refreshes');
           context.token = token;
-          return { ...req, body: refreshBody(ctx.clientId, token) };
+          return { ...req, body: refreshBody(clientId, token) };
         },
         onResponse(status, body, context) {
           pool.push(status === 200 ? (JSON.parse(body) as TokenSet).refresh_token : (context.token as string));
@@ -107,6 +108,21 @@ async function prepareRefresh(ctx: ServerContext): Promise<Prepared> {
     ],
   };
 }
+
+const prepareRefresh = (ctx: ServerContext) =>
+  refreshRequests(ctx.clientId, ctx.refreshPool, ctx.refreshChains, async (count) => (await obtainTokenSets(ctx.browser, ctx.clientId, count)).map((t) => t.refresh_token));
+
+/** The anchor's refresh tokens come from its minting route (it has no sign-in pages), one grant each. */
+async function prepareAnchorRefresh(origin: string, chains: number): Promise<Prepared> {
+  const clientId = await registerClient(origin, { grant_types: ['authorization_code', 'refresh_token'] });
+  return refreshRequests(clientId, [], chains, async (count) => {
+    const res = await fetch(`${origin}/bench/refresh-tokens?client_id=${encodeURIComponent(clientId)}&count=${count}`, { method: 'POST' });
+    if (res.status !== 200) throw new Error(`the anchor minted no refresh tokens (${res.status}): ${await res.text()}`);
+    return (await res.json()) as string[];
+  });
+}
+
+const REGISTRATION: LoadRequest = { method: 'POST', path: '/api/oauth/register', headers: { 'content-type': 'application/json' }, body: REGISTRATION_BODY, expectStatus: 201 };
 
 export const SCENARIOS: Scenario[] = [
   { id: 'discovery', label: 'Discovery GET /.well-known/openid-configuration', bare: 'get', prepare: simple([{ path: '/.well-known/openid-configuration' }]) },
@@ -126,9 +142,10 @@ export const SCENARIOS: Scenario[] = [
     id: 'registration',
     label: 'Registration POST /api/oauth/register',
     bare: 'post',
-    prepare: simple([{ method: 'POST', path: '/api/oauth/register', headers: { 'content-type': 'application/json' }, body: REGISTRATION_BODY, expectStatus: 201 }]),
+    prepare: simple([REGISTRATION]),
+    anchor: simple([REGISTRATION]),
   },
-  { id: 'refresh', label: 'Refresh grant POST /api/oauth/token', bare: 'post', prepare: prepareRefresh },
+  { id: 'refresh', label: 'Refresh grant POST /api/oauth/token', bare: 'post', prepare: prepareRefresh, anchor: prepareAnchorRefresh },
   { id: 'mcp-list', label: 'MCP tools/list POST /mcp', bare: 'post', prepare: prepareMcp('tools/list') },
   { id: 'mcp', label: 'MCP tools/call list_records POST /mcp', bare: 'post', prepare: prepareMcp('tools/call') },
   { id: 'flow-seq', label: 'Full code flow, 1 connection (flows)', connections: 1, prepare: async (ctx) => fullFlowRequests(ctx.user) },

@@ -1,6 +1,7 @@
 /**
- * The processes the bench measures: Lyceum's production build (dist/lyceum.js)
- * and the bare Fastify reference (bench/bare-server.ts, bundled the same way),
+ * The processes the bench measures: Lyceum's production build (dist/lyceum.js),
+ * the bare Fastify reference (bench/bare-server.ts, bundled the same way) and
+ * the node-oidc-provider anchor (bench/anchor-server.ts, likewise),
  * each in a process of its own; their CPU time and RSS; fresh databases.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +15,6 @@ import { freePort } from '../scripts/free-port.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const MAIN = join(ROOT, 'dist/lyceum.js');
-const BARE = join(ROOT, 'dist/bench/bare-server.js');
 export const BENCH_USER = { email: 'bench-owner@lyceum.test', password: 'bench-password-0123' };
 const KEYS_SECRET = 'bench-keys-secret-0123456789abcdef0123456789';
 
@@ -141,8 +141,18 @@ export function startLyceum(databaseUrl: string, logFile: string, main = MAIN): 
  * about 40 MB of RSS that Lyceum's build does not have.
  */
 export async function startBare(logFile: string): Promise<Server> {
-  await build({ ...BUNDLE_OPTIONS, entryPoints: [join(import.meta.dirname, 'bare-server.ts')], outdir: join(ROOT, 'dist/bench'), chunkNames: 'chunks/[name]-[hash]' });
-  return spawnServer([BARE], {}, '/', logFile);
+  return spawnServer([await bundled('bare-server')], {}, '/', logFile);
+}
+
+/** bench/anchor-server.ts (node-oidc-provider), bundled and run the same way as the bare reference. */
+export async function startAnchor(logFile: string): Promise<Server> {
+  return spawnServer([await bundled('anchor-server')], { NODE_ENV: 'production' }, '/.well-known/openid-configuration', logFile);
+}
+
+/** bench/<name>.ts bundled like Lyceum: the path of the JavaScript to run. */
+async function bundled(name: string): Promise<string> {
+  await build({ ...BUNDLE_OPTIONS, entryPoints: [join(import.meta.dirname, `${name}.ts`)], outdir: join(ROOT, 'dist/bench'), chunkNames: 'chunks/[name]-[hash]' });
+  return join(ROOT, `dist/bench/${name}.js`);
 }
 
 export type StoreKind = 'sqlite' | 'postgres';
