@@ -13,7 +13,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { SCENARIOS, prepareServer, type Prepared } from './scenarios.ts';
-import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, seedSchool, startAnchor, startBare, startLyceum, type StoreKind } from './servers.ts';
+import { addBenchUser, assertBuilt, BENCH_USER, freshDatabase, postgresBaseUrl, seedSchool, rssMb, startAnchor, startBare, startLyceum, type StoreKind } from './servers.ts';
 
 const USAGE = `npm run bench -- [--smoke] [--stores=sqlite,postgres] [--only=ID,...] [--school=N] [--connections=N] [--duration=S] [--warmup=S]
   --smoke   1.5 s per scenario at 4 connections: checks that every scenario runs without errors (CI)
@@ -68,6 +68,9 @@ interface Row {
   bare?: LoadResult;
   anchor?: LoadResult;
 }
+
+/** How long a server idles after its last scenario before its RSS is read. */
+const RSS_SETTLE_MS = 3000;
 
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(x < 100 ? 1 : 0) : '–');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
@@ -129,6 +132,7 @@ async function main(): Promise<number> {
   const bare: Partial<Record<'get' | 'post', LoadResult>> = {};
   const bareServer = await startBare(join(dir, 'bare.log'));
   const starts = [`bare Fastify ${bareServer.startupMs.toFixed(0)} ms`];
+  const memory: string[] = [];
   try {
     for (const kind of ['get', 'post'] as const) {
       if (!scenarios.some((s) => s.bare === kind)) continue;
@@ -169,6 +173,7 @@ async function main(): Promise<number> {
       try {
         console.log(`${store}: ${server.url} (pid ${server.pid})`);
         const ctx = await prepareServer(server.url, BENCH_USER, opts.connections * 2);
+        const rssBefore = rssMb(server.pid);
         for (const s of scenarios) {
           try {
             const prepared = await s.prepare(ctx);
@@ -179,6 +184,10 @@ async function main(): Promise<number> {
             failures.push(`${store} ${s.id}: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
+        // What the process keeps once the load is over: caches and pools that grew, not garbage waiting for a collection.
+        await new Promise((r) => setTimeout(r, RSS_SETTLE_MS));
+        const rssAfter = rssMb(server.pid);
+        memory.push(`${store} ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB (${rssAfter >= rssBefore ? '+' : ''}${(rssAfter - rssBefore).toFixed(0)})`);
       } finally {
         await server.stop();
       }
@@ -191,7 +200,9 @@ async function main(): Promise<number> {
     }
   }
 
-  console.log(`\n${machine(opts)}\nFirst answer after start: ${starts.join(', ')}\n\n${table(rows)}\n`);
+  console.log(
+    `\n${machine(opts)}\nFirst answer after start: ${starts.join(', ')}\nServer RSS once prepared → ${RSS_SETTLE_MS / 1000} s after the last scenario: ${memory.join(', ')}\n\n${table(rows)}\n`,
+  );
   if (failures.length) {
     console.error(`bench: ${failures.length} scenario(s) failed (logs kept in ${dir}):\n${failures.map((f) => `  ${f}`).join('\n')}`);
     return 1;
