@@ -25,3 +25,12 @@ export async function databaseMigratedTo(kind: StoreKind, migration: string, fil
   }
   return url;
 }
+
+/** A loopback client's metadata column as a past migration's tests insert it by hand. */
+export const CLIENT_METADATA_COLUMN = JSON.stringify({
+  redirect_uris: ['http://127.0.0.1/cb'],
+  grant_types: ['authorization_code'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+  application_type: 'native',
+});

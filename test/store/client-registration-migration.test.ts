@@ -7,24 +7,16 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/kysely/open.ts';
-import { databaseMigratedTo } from '../helpers/migrated-database.ts';
+import { CLIENT_METADATA_COLUMN, databaseMigratedTo } from '../helpers/migrated-database.ts';
 import { databaseConfig, STORE_KINDS } from '../helpers/stores.ts';
 
 const BEFORE_008 = '007-client-last-used';
-
-const METADATA = JSON.stringify({
-  redirect_uris: ['http://127.0.0.1/cb'],
-  grant_types: ['authorization_code'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-  application_type: 'native',
-});
 
 /** The database as it was before migration 008, with two clients. */
 function databaseBefore008(kind: 'sqlite' | 'postgres'): Promise<string> {
   return databaseMigratedTo(kind, BEFORE_008, async (db) => {
     for (const id of ['used', 'never-used']) {
-      await sql`insert into clients (id, secret_hash, metadata, created_at, last_used_at) values (${id}, null, ${METADATA}, 10, ${id === 'used' ? 20 : null})`.execute(db);
+      await sql`insert into clients (id, secret_hash, metadata, created_at, last_used_at) values (${id}, null, ${CLIENT_METADATA_COLUMN}, 10, ${id === 'used' ? 20 : null})`.execute(db);
     }
   });
 }
@@ -36,7 +28,7 @@ describe.each(STORE_KINDS)('migration 008 records who registered each client (%s
     try {
       await store.migrate();
       expect(Object.fromEntries((await store.clients.list()).map((c) => [c.id, c.registration]))).toEqual({ used: 'open', 'never-used': 'open' });
-      await store.clients.create({ id: 'school', secretHash: null, metadata: JSON.parse(METADATA), createdAt: 10, registration: 'operator' });
+      await store.clients.create({ id: 'school', secretHash: null, metadata: JSON.parse(CLIENT_METADATA_COLUMN), createdAt: 10, registration: 'operator' });
       expect(await store.clients.purgeNeverUsed(1_000)).toBe(1);
       expect(Object.fromEntries((await store.clients.list()).map((c) => [c.id, c.registration]))).toEqual({ used: 'open', school: 'operator' });
     } finally {

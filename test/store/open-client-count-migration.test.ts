@@ -9,18 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/kysely/open.ts';
 import type { Store } from '../../src/store/types.ts';
 import { newClient } from '../helpers/store-contract.ts';
-import { databaseMigratedTo } from '../helpers/migrated-database.ts';
+import { CLIENT_METADATA_COLUMN, databaseMigratedTo } from '../helpers/migrated-database.ts';
 import { databaseConfig, STORE_KINDS } from '../helpers/stores.ts';
 
 const BEFORE_018 = '017-password-checks-in-flight';
-const METADATA = JSON.stringify({
-  redirect_uris: ['http://127.0.0.1/cb'],
-  grant_types: ['authorization_code'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-  application_type: 'native',
-});
-
 /** The database as it was before migration 018: two open clients, one of the school's, one known by its document. */
 function databaseBefore018(kind: 'sqlite' | 'postgres'): Promise<string> {
   return databaseMigratedTo(kind, BEFORE_018, async (db) => {
@@ -30,7 +22,7 @@ function databaseBefore018(kind: 'sqlite' | 'postgres'): Promise<string> {
       ['school', 'operator'],
       ['https://app.example/client.json', 'open'],
     ]) {
-      await sql`insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration) values (${id}, null, ${METADATA}, 10, null, ${registration})`.execute(db);
+      await sql`insert into clients (id, secret_hash, metadata, created_at, last_used_at, registration) values (${id}, null, ${CLIENT_METADATA_COLUMN}, 10, null, ${registration})`.execute(db);
     }
   });
 }
@@ -53,7 +45,7 @@ describe.each(STORE_KINDS)('migration 018 keeps the count of open registrations 
       await store.clients.delete('open-1');
       expect(await room(store, 5)).toBe(4);
       await store.clients.create(newClient({ registration: 'operator' }));
-      await store.clients.saveFromDocument('https://other.example/client.json', JSON.parse(METADATA), 10);
+      await store.clients.saveFromDocument('https://other.example/client.json', JSON.parse(CLIENT_METADATA_COLUMN), 10);
       expect(await room(store, 5)).toBe(4);
       await store.clients.create(newClient({ createdAt: 5 }));
       expect(await room(store, 5)).toBe(3);
