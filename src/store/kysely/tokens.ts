@@ -1,5 +1,5 @@
 import { ROTATION_STAMP_SLACK_MS } from '../repositories/tokens.ts';
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { RotateResult } from '../repositories/tokens.ts';
 import type { Token, TokenStore } from '../types.ts';
 import { purgeBefore } from './purge.ts';
@@ -52,6 +52,28 @@ export async function insertTokens(q: Kysely<Database>, tokens: Token[]): Promis
     .execute();
 }
 
+/** The claim: the refresh token is marked rotated, stamped `at`, only while it is still usable. */
+const claim = (q: QueryCreator<Database>, hash: string, at: number) =>
+  q.updateTable('tokens').set({ rotated_at: at }).where('hash', '=', hash).where('kind', '=', 'refresh').where('rotated_at', 'is', null).where('revoked_at', 'is', null).returningAll();
+
+/**
+ * A claim that got through: rotatedAt is the commit's time (tokenState's grace rule), so a claim
+ * that waited on a lock held elsewhere is stamped again when it got through, not when it was sent.
+ */
+async function rotated(q: QueryCreator<Database>, claimed: Selectable<TokensTable>, clock: () => number): Promise<RotateResult> {
+  const landedAt = clock();
+  if (landedAt - Number(claimed.rotated_at) < ROTATION_STAMP_SLACK_MS) return { status: 'rotated', token: toToken(claimed) };
+  const restamped = await q.updateTable('tokens').set({ rotated_at: landedAt }).where('hash', '=', claimed.hash).returningAll().executeTakeFirstOrThrow();
+  return { status: 'rotated', token: toToken(restamped) };
+}
+
+/** Why a claim did not get through: the token was rotated already, or is revoked or unknown. */
+async function notClaimed(q: QueryCreator<Database>, hash: string): Promise<RotateResult> {
+  const row = await q.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
+  if (row && row.kind === 'refresh' && row.revoked_at === null && row.rotated_at !== null) return { status: 'already_rotated', token: toToken(row) };
+  return { status: 'unusable', ...(row ? { token: toToken(row) } : {}) };
+}
+
 /**
  * The rotation on PostgreSQL: the claim and the successors' insert in one
  * statement (a data-modifying WITH), so one round trip instead of four
@@ -61,37 +83,26 @@ export async function insertTokens(q: Kysely<Database>, tokens: Token[]): Promis
  * waited on the row's lock) it is stamped again right after its commit.
  */
 async function rotateInOneStatement(db: Kysely<Database>, hash: string, clock: () => number, successors: Token[]): Promise<RotateResult> {
-  const stamp = clock();
   const rows = successors.map(tokenRow);
   // The columns tokenRow writes, named: a column it does not know keeps its default.
   const columns = sql.join(Object.keys(rows[0] ?? {}).map((c) => sql.ref(c)));
-  const insert =
+  const withClaim = db.with('claimed', (q) => claim(q, hash, clock()));
+  const claimed =
     rows.length === 0
-      ? sql``
-      : sql`, successors as (
-          insert into tokens (${columns})
-          select ${columns} from json_populate_recordset(null::tokens, ${JSON.stringify(rows)}::json)
-          where exists (select 1 from claimed)
-          on conflict (hash) do nothing
-        )`;
-  const claimed = (
-    await sql<Selectable<TokensTable>>`
-      with claimed as (
-        update tokens set rotated_at = ${stamp}
-        where hash = ${hash} and kind = 'refresh' and rotated_at is null and revoked_at is null
-        returning *
-      )${insert}
-      select * from claimed`.execute(db)
-  ).rows[0];
-  if (claimed) {
-    const committedAt = clock();
-    if (committedAt - Number(claimed.rotated_at) < ROTATION_STAMP_SLACK_MS) return { status: 'rotated', token: toToken(claimed) };
-    const restamped = await db.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
-    return { status: 'rotated', token: toToken(restamped) };
-  }
-  const row = await db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
-  if (row && row.kind === 'refresh' && row.revoked_at === null && row.rotated_at !== null) return { status: 'already_rotated', token: toToken(row) };
-  return { status: 'unusable', ...(row ? { token: toToken(row) } : {}) };
+      ? await withClaim.selectFrom('claimed').selectAll().executeTakeFirst()
+      : await withClaim
+          .with(
+            'successors',
+            () =>
+              sql`(insert into tokens (${columns})
+              select ${columns} from json_populate_recordset(null::tokens, ${JSON.stringify(rows)}::json)
+              where exists (select 1 from claimed)
+              on conflict (hash) do nothing)`,
+          )
+          .selectFrom('claimed')
+          .selectAll()
+          .executeTakeFirst();
+  return claimed ? rotated(db, claimed, clock) : notClaimed(db, hash);
 }
 
 export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): TokenStore {
@@ -105,32 +116,10 @@ export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, kind:
     async rotate(hash, clock, successors) {
       if (kind === 'postgres') return rotateInOneStatement(db, hash, clock, successors);
       return db.transaction().execute(async (trx) => {
-        // The claim: the refresh token is marked rotated only while it is still usable.
-        const claimed = await trx
-          .updateTable('tokens')
-          .set({ rotated_at: clock() })
-          .where('hash', '=', hash)
-          .where('kind', '=', 'refresh')
-          .where('rotated_at', 'is', null)
-          .where('revoked_at', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
-        if (claimed) {
-          await insertTokens(trx, successors);
-          // rotatedAt is the commit's time (tokenState's grace rule): a claim that waited on a lock
-          // held elsewhere is stamped when it got through, not when it was sent.
-          const committedAt = clock();
-          const won =
-            committedAt - Number(claimed.rotated_at) < ROTATION_STAMP_SLACK_MS
-              ? claimed
-              : await trx.updateTable('tokens').set({ rotated_at: committedAt }).where('hash', '=', hash).returningAll().executeTakeFirstOrThrow();
-          return { status: 'rotated' as const, token: toToken(won) };
-        }
-        const row = await trx.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
-        if (row && row.kind === 'refresh' && row.revoked_at === null && row.rotated_at !== null) {
-          return { status: 'already_rotated' as const, token: toToken(row) };
-        }
-        return { status: 'unusable' as const, ...(row ? { token: toToken(row) } : {}) };
+        const claimed = await claim(trx, hash, clock()).executeTakeFirst();
+        if (!claimed) return notClaimed(trx, hash);
+        await insertTokens(trx, successors);
+        return rotated(trx, claimed, clock);
       });
     },
     async revoke(hash, now) {
