@@ -1,5 +1,5 @@
 import { ROTATION_STAMP_SLACK_MS } from '../repositories/tokens.ts';
-import { sql, type Insertable, type Kysely, type QueryCreator, type Selectable } from 'kysely';
+import type { Insertable, Kysely, QueryCreator, Selectable } from 'kysely';
 import type { RotateResult } from '../repositories/tokens.ts';
 import type { Token, TokenStore } from '../types.ts';
 import { purgeBefore } from './purge.ts';
@@ -74,38 +74,7 @@ async function notClaimed(q: QueryCreator<Database>, hash: string): Promise<Rota
   return { status: 'unusable', ...(row ? { token: toToken(row) } : {}) };
 }
 
-/**
- * The rotation on PostgreSQL: the claim and the successors' insert in one
- * statement (a data-modifying WITH), so one round trip instead of four
- * (begin, claim, insert, commit). The insert reads the successors as rows of
- * the tokens table's own type, so no column's type is restated here. The
- * claim is stamped as the statement is sent; when it came back late (it
- * waited on the row's lock) it is stamped again right after its commit.
- */
-async function rotateInOneStatement(db: Kysely<Database>, hash: string, clock: () => number, successors: Token[]): Promise<RotateResult> {
-  const rows = successors.map(tokenRow);
-  // The columns tokenRow writes, named: a column it does not know keeps its default.
-  const columns = sql.join(Object.keys(rows[0] ?? {}).map((c) => sql.ref(c)));
-  const withClaim = db.with('claimed', (q) => claim(q, hash, clock()));
-  const claimed =
-    rows.length === 0
-      ? await withClaim.selectFrom('claimed').selectAll().executeTakeFirst()
-      : await withClaim
-          .with(
-            'successors',
-            () =>
-              sql`(insert into tokens (${columns})
-              select ${columns} from json_populate_recordset(null::tokens, ${JSON.stringify(rows)}::json)
-              where exists (select 1 from claimed)
-              on conflict (hash) do nothing)`,
-          )
-          .selectFrom('claimed')
-          .selectAll()
-          .executeTakeFirst();
-  return claimed ? rotated(db, claimed, clock) : notClaimed(db, hash);
-}
-
-export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): TokenStore {
+export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maintenance: Kysely<Database> = db): TokenStore {
   const findByHash = lookups((hash: string) => db.selectFrom('tokens').selectAll().where('hash', '=', hash));
   return {
     insert: (tokens) => insertTokens(db, tokens),
@@ -114,7 +83,6 @@ export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, kind:
       return row && toToken(row);
     },
     async rotate(hash, clock, successors) {
-      if (kind === 'postgres') return rotateInOneStatement(db, hash, clock, successors);
       return db.transaction().execute(async (trx) => {
         const claimed = await claim(trx, hash, clock()).executeTakeFirst();
         if (!claimed) return notClaimed(trx, hash);

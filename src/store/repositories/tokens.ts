@@ -28,10 +28,9 @@ export interface TokenStore {
    * successors in the same transaction. Exactly one of racing callers gets
    * 'rotated'. A token already rotated gives 'already_rotated' (successors
    * untouched); a revoked or unknown one gives 'unusable'. Expiry is NOT checked.
-   * `clock` is read once the claim got through (inside the transaction, or
-   * right after the one statement that makes it on PostgreSQL): the rotation
-   * is stamped with that time (to within ROTATION_STAMP_SLACK_MS), not with
-   * the request's start.
+   * `clock` is read inside the transaction, once the claim got through: the
+   * rotation is stamped with that time (to within ROTATION_STAMP_SLACK_MS),
+   * not with the request's start.
    */
   rotate(hash: string, clock: () => number, successors: Token[]): Promise<RotateResult>;
   /** Contract: revokes one token; false if unknown or already revoked. */
