@@ -8,7 +8,7 @@ import { MetadataDocuments } from './oauth/clients/metadata-document.ts';
 import { KeyRing } from './keys/keyring.ts';
 import { Readiness } from './ops/health.ts';
 import type { AppMetrics } from './ops/metrics.ts';
-import { stopGracefully } from './ops/shutdown.ts';
+import { closeWithin, stopGracefully } from './ops/shutdown.ts';
 import { openStore } from './store/kysely/open.ts';
 import { WebhookWorker } from './platform/webhooks/delivery-worker.ts';
 
@@ -20,7 +20,7 @@ export interface RunningServer {
   readiness: Readiness;
   /** The metrics listener's URL (METRICS_PORT), when it runs. */
   metricsUrl?: string;
-  /** Closes at once: the listener, then the store once requests in flight are done. */
+  /** Closes at once: the listener, then the store once requests in flight are done or the grace period (SHUTDOWN_GRACE_MS) has passed. */
   close(): Promise<void>;
   /** The clean stop of SIGTERM/SIGINT: drain, then close within a grace period (src/ops/shutdown.ts). */
   stop(): Promise<void>;
@@ -76,7 +76,7 @@ export async function startServer(config: Config, overrides: Partial<Deps> = {})
     async close() {
       // A load balancer probing /readyz meanwhile stops sending requests here.
       readiness.markStopping();
-      await app.close();
+      await closeWithin(app, config.shutdown.graceMs);
       await webhooks.stop();
       await metrics?.close();
       if (!overrides.store) await store.close();

@@ -25,13 +25,36 @@ function stopListening(server: Server): void {
 }
 
 /**
+ * app.close(), bounded. Node's server.close() closes the idle connections
+ * once, then waits for every other one to end; a connection whose answer
+ * finishes after that would be kept alive for the keep-alive timeout (72 s)
+ * and hold the close that long. From here on an idle connection gets a
+ * moment (LINGER_MS) rather than the keep-alive timeout, and past the grace period the connections still open are closed
+ * with whatever they were doing, so the process can exit.
+ */
+export async function closeWithin(app: FastifyInstance, graceMs: number): Promise<void> {
+  // As at the listener's close: a client that just had an answer may still send one more request
+  // on its connection (answered with Connection: close) before the connection is closed.
+  app.server.keepAliveTimeout = LINGER_MS;
+  const cut = setTimeout(() => {
+    app.log.warn({ event: 'stop_grace_passed', grace_ms: graceMs }, 'requests still running after the grace period; closing their connections');
+    app.server.closeAllConnections();
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(cut);
+  }
+}
+
+/**
  * The clean stop (docs/deployment.md, "Stopping"): /readyz turns 503 at
  * once, and requests go on being served for the drain period, so a load
  * balancer probing /readyz stops sending any. Then the listener closes;
  * connections already open are served a little longer, each answer now
  * carrying `Connection: close` (stopping-connections.ts); `close` then
- * closes the idle ones and waits for the requests in flight. Past the grace
- * period the connections still open are closed so the process can exit.
+ * closes the idle ones and waits for the requests in flight, at most the
+ * grace period (closeWithin).
  */
 export async function stopGracefully(target: { app: FastifyInstance; readiness: Readiness; close(): Promise<void> }, { drainMs, graceMs }: StopTimes): Promise<void> {
   target.readiness.markStopping();
@@ -39,13 +62,5 @@ export async function stopGracefully(target: { app: FastifyInstance; readiness: 
   await pause(drainMs);
   stopListening(target.app.server);
   await pause(LINGER_MS);
-  const cut = setTimeout(() => {
-    target.app.log.warn({ event: 'stop_grace_passed', grace_ms: graceMs }, 'requests still running after the grace period; closing their connections');
-    target.app.server.closeAllConnections();
-  }, graceMs);
-  try {
-    await target.close();
-  } finally {
-    clearTimeout(cut);
-  }
+  await target.close();
 }
