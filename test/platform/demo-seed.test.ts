@@ -434,7 +434,8 @@ describe('lyceum seed', () => {
     }
   });
 
-  it('seed --scale without a number from 30 to 1,000,000, or beside --demo, is a usage error', async () => {
+  // Seven CLI starts one after another: on a busy host each can take several seconds.
+  it('seed --scale without a number from 30 to 1,000,000, or beside --demo, is a usage error', { timeout: 120_000 }, async () => {
     const cases = [
       ['seed', '--scale'],
       ['seed', '--scale', '29'],
