@@ -35,7 +35,7 @@ async function fromRows(s: RecordsServer, start: number, end: number, currency: 
   return {
     enrollments: enrollments.length,
     revenue_cents: sum(orders.filter(inCurrency), 'total_cents'),
-    active: new Set([...enrollments, ...orders].map((r) => r.student_id)).size,
+    active: new Set([...enrollments, ...orders].map((r) => r.student_id).filter((id) => id !== null && id !== undefined)).size,
     lessons_completed: lessons.length,
     enrollments_completed: completed.length,
     average_progress_percent: enrollments.length ? Math.round(sum(enrollments, 'progress_percent') / enrollments.length) : null,
@@ -179,6 +179,48 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     // The days left out saw nothing: the month's own count answers.
     expect(await active('from=2023-05-03&to=2023-05-20')).toEqual([2]);
     expect(await active('from=2023-05-02&to=2023-05-25&interval=week')).toEqual([1, 0, 1, 0]);
+  });
+
+  it('counts rows as the report describes them: subscriptions by status, paid orders by paid_at, activity only of a student', async () => {
+    const records = s.server.deps.store.records;
+    const now = s.server.deps.now();
+    const day = () => report(`from=${today}&to=${today}`);
+    const before = await day();
+    const created = async (path: string, body: unknown) => {
+      const res = await s.owner('POST', path, body);
+      expect(res.status, res.text).toBe(201);
+      return String(res.json.id);
+    };
+    const student = await created('/students', { name: 'Subscriber', email: `${marker()}@rows.test` });
+    const plan = await created('/membership-plans', { name: `Plan ${marker()}` });
+
+    // Only active subscriptions are active_subscriptions, whatever status they had or move to.
+    const subscribe = (status: string) => created('/subscriptions', { student_id: student, plan_id: plan, status });
+    const [first, second] = [await subscribe('active'), await subscribe('past_due'), await subscribe('cancelled')];
+    const activeSubscriptions = async () => (await day()).totals.active_subscriptions;
+    expect(await activeSubscriptions()).toBe(before.totals.active_subscriptions! + 1);
+    expect((await s.owner('PATCH', `/subscriptions/${second!}`, { status: 'active' })).status).toBe(200);
+    expect((await s.owner('PATCH', `/subscriptions/${first!}`, { status: 'cancelled' })).status).toBe(200);
+    expect(await activeSubscriptions()).toBe(before.totals.active_subscriptions! + 1);
+    expect((await s.owner('DELETE', `/subscriptions/${second!}`)).status).toBe(204);
+    expect(await activeSubscriptions()).toBe(before.totals.active_subscriptions);
+    expect(await activeSubscriptions()).toBe((await records.select('subscriptions', ['status'], [])).filter((r) => r.status === 'active').length);
+
+    // A paid order with no time of payment cannot be placed in a period: it counts once it has one.
+    const order = (extra: Row) => records.insert('orders', { id: `ord_rows_${marker()}`, created_at: now, updated_at: now, items: '[]', status: 'paid', total_cents: 4000, currency: 'USD', ...extra });
+    const undated = `ord_undated_${marker()}`;
+    await order({ id: undated, student_id: student, paid_at: null });
+    expect(figures(await day())).toEqual(figures(before));
+    await records.update('orders', undated, { paid_at: now });
+    const dated = figures(await day());
+    expect(dated).toMatchObject({ revenue_cents: before.totals.revenue_cents! + 4000, active: before.active_students[0]!.count + 1 });
+
+    // Without a student (a guest's order, an enrollment written outside the API) a row counts, but no one is active.
+    await order({ student_id: null, paid_at: now, total_cents: 300 });
+    await records.insert('enrollments', { id: `enr_rows_${marker()}`, student_id: null, course_id: null, progress_percent: 0, created_at: now, updated_at: now });
+    const after = figures(await day());
+    expect(after).toMatchObject({ revenue_cents: dated.revenue_cents! + 300, enrollments: dated.enrollments! + 1, active: dated.active });
+    expect(after).toEqual(await fromRows(s, dayStart, dayStart + 86_400_000, 'USD'));
   });
 
   it('keeps the school summary in step: enrollments of all time and the month’s paid orders', async () => {
