@@ -224,18 +224,30 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
   });
 
   it('keeps the school summary in step: enrollments of all time and the month’s paid orders', async () => {
-    const summary = await new SchoolSummaryService(s.server.deps).summary();
+    const summarize = () => new SchoolSummaryService(s.server.deps).summary();
     const records = s.server.deps.store.records;
-    const d = new Date(s.server.deps.now());
+    const now = s.server.deps.now();
+    const before = await summarize();
+    // Its own orders, so that the summary moves by what this test writes: one paid in the school's
+    // currency, one in another, one pending.
+    const order = (key: string, extra: Row) =>
+      records.insert('orders', { id: `ord_${key}_${marker()}`, created_at: now, updated_at: now, items: '[]', status: 'paid', paid_at: now, total_cents: 1234, currency: 'USD', ...extra });
+    await order('summary_usd', {});
+    await order('summary_eur', { currency: 'EUR', total_cents: 99 });
+    await order('summary_pending', { status: 'pending', paid_at: null });
+    const after = await summarize();
+    expect(after.orders_paid_this_month).toBe(before.orders_paid_this_month + 2);
+    expect(after.revenue_this_month_cents).toBe(before.revenue_this_month_cents + 1234);
+
+    const d = new Date(now);
     const paid = (await records.select('orders', ['status', 'paid_at', 'total_cents', 'currency'], [])).filter(
       (r) => r.status === 'paid' && Number(r.paid_at) >= Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
     );
-    expect(summary).toMatchObject({
+    expect(after).toMatchObject({
       enrollments: await records.count('enrollments', []),
       orders_paid_this_month: paid.length,
       revenue_this_month_cents: paid.filter((r) => !r.currency || r.currency === 'USD').reduce((n, r) => n + Number(r.total_cents), 0),
     });
-    expect(summary.orders_paid_this_month).toBeGreaterThan(0);
   });
 
   it.runIf(kind === 'postgres')('two instances writing at once on one database lose no count', async () => {
