@@ -179,6 +179,12 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     // The days left out saw nothing: the month's own count answers.
     expect(await active('from=2023-05-03&to=2023-05-20')).toEqual([2]);
     expect(await active('from=2023-05-02&to=2023-05-25&interval=week')).toEqual([1, 0, 1, 0]);
+    // ISO weeks run Monday to Sunday: activity on the Monday before a range that starts on Tuesday,
+    // or on the Sunday after one that ends on Saturday, is outside it.
+    await enroll('monday', await student(), '2023-07-03T10:00:00Z');
+    await enroll('sunday', await student(), '2023-07-16T10:00:00Z');
+    expect(await active('from=2023-07-04&to=2023-07-15&interval=week')).toEqual([0, 0]);
+    expect(await active('from=2023-07-03&to=2023-07-16&interval=week')).toEqual([1, 1]);
   });
 
   it('counts rows as the report describes them: subscriptions by status, paid orders by paid_at, activity only of a student', async () => {
