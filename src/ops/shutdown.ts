@@ -27,10 +27,11 @@ function stopListening(server: Server): void {
 /**
  * app.close(), bounded. Node's server.close() closes the idle connections
  * once, then waits for every other one to end; a connection whose answer
- * finishes after that would be kept alive for the keep-alive timeout (72 s)
- * and hold the close that long. From here on an idle connection gets a
- * moment (LINGER_MS) rather than the keep-alive timeout, and past the grace period the connections still open are closed
- * with whatever they were doing, so the process can exit.
+ * finishes after that would be kept alive for Fastify's keep-alive timeout
+ * (72 s by default) and hold the close that long. From here on an idle
+ * connection gets a moment (LINGER_MS) instead, and past the grace period
+ * the connections still open are closed with whatever they were doing, so
+ * the process can exit.
  */
 export async function closeWithin(app: FastifyInstance, graceMs: number): Promise<void> {
   // As at the listener's close: a client that just had an answer may still send one more request
