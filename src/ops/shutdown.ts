@@ -26,17 +26,15 @@ function stopListening(server: Server): void {
 
 /**
  * app.close(), bounded. Node's server.close() closes the idle connections
- * once, then waits for every other one to end; a connection whose answer
- * finishes after that would be kept alive for Fastify's keep-alive timeout
- * (72 s by default) and hold the close that long. From here on an idle
- * connection gets a moment (LINGER_MS) instead, and past the grace period
- * the connections still open are closed with whatever they were doing, so
- * the process can exit.
+ * once, then waits for every other one to end: a request still running, or
+ * a connection whose answer finished after that and is kept alive for
+ * Fastify's keep-alive timeout (72 s by default). Such a connection is left
+ * open, so that its client's next request is still served (with
+ * `Connection: close`) rather than refused; past the grace period the
+ * connections still open are closed with whatever they were doing, so the
+ * process can exit.
  */
 export async function closeWithin(app: FastifyInstance, graceMs: number): Promise<void> {
-  // As at the listener's close: a client that just had an answer may still send one more request
-  // on its connection (answered with Connection: close) before the connection is closed.
-  app.server.keepAliveTimeout = LINGER_MS;
   const cut = setTimeout(() => {
     app.log.warn({ event: 'stop_grace_passed', grace_ms: graceMs }, 'requests still running after the grace period; closing their connections');
     app.server.closeAllConnections();
