@@ -79,23 +79,33 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     return res.json as unknown as Report;
   };
 
+  /** A record created over HTTP by the owner; its id. */
+  const created = async (path: string, body: unknown) => {
+    const res = await s.owner('POST', path, body);
+    expect(res.status, res.text).toBe(201);
+    return String(res.json.id);
+  };
+
+  /** An order row as the platform stores one (orders have no write route): paid now, 1000 cents in USD unless `extra` says otherwise; its id. */
+  const insertOrder = async (extra: Row) => {
+    const now = s.server.deps.now();
+    const id = `ord_${marker()}`;
+    await s.server.deps.store.records.insert('orders', { id, created_at: now, updated_at: now, items: '[]', status: 'paid', paid_at: now, total_cents: 1000, currency: 'USD', ...extra });
+    return id;
+  };
+
   it('matches the rows after every kind of change, for a day and for a whole month, and a rebuild changes nothing', async () => {
-    const id = async (path: string, body: unknown) => {
-      const res = await s.owner('POST', path, body);
-      expect(res.status, res.text).toBe(201);
-      return String(res.json.id);
-    };
-    const course = await id('/courses', { title: 'Counted', status: 'published' });
-    const section = await id('/curriculum/sections', { course_id: course, title: 'S' });
+    const course = await created('/courses', { title: 'Counted', status: 'published' });
+    const section = await created('/curriculum/sections', { course_id: course, title: 'S' });
     const lessons = [
-      await id('/curriculum/lessons', { section_id: section, title: 'L1' }),
-      await id('/curriculum/lessons', { section_id: section, title: 'L2' }),
-      await id('/curriculum/lessons', { section_id: section, title: 'L3' }),
+      await created('/curriculum/lessons', { section_id: section, title: 'L1' }),
+      await created('/curriculum/lessons', { section_id: section, title: 'L2' }),
+      await created('/curriculum/lessons', { section_id: section, title: 'L3' }),
     ];
     const students: string[] = [];
-    for (let i = 0; i < 4; i++) students.push(await id('/students', { name: `S${i}`, email: `${marker()}@counted.test` }));
+    for (let i = 0; i < 4; i++) students.push(await created('/students', { name: `S${i}`, email: `${marker()}@counted.test` }));
     const enrollments: string[] = [];
-    for (const student of students) enrollments.push(await id('/enrollments', { student_id: student, course_id: course }));
+    for (const student of students) enrollments.push(await created('/enrollments', { student_id: student, course_id: course }));
     const done = (e: number, l: number, method = 'PUT') => s.owner(method, `/enrollments/${enrollments[e]!}/lessons/${lessons[l]!}/completion`);
     for (const l of [0, 1, 2]) await done(0, l);
     await done(1, 0);
@@ -109,35 +119,19 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
 
     const orders = s.server.deps.store.records;
     const now = s.server.deps.now();
-    const order = (key: string, student: string, extra: Row) =>
-      orders.insert('orders', {
-        id: `ord_${key}_${marker()}`,
-        created_at: now,
-        updated_at: now,
-        student_id: student,
-        items: '[]',
-        status: 'paid',
-        paid_at: now,
-        total_cents: 1000,
-        currency: 'USD',
-        ...extra,
-      });
-    await order('usd', students[0]!, {});
-    await order('none', students[1]!, { currency: null, total_cents: 250 });
-    await order('eur', students[2]!, { currency: 'EUR', total_cents: 700 });
-    const pending = `ord_pending_${marker()}`;
-    await orders.insert('orders', { id: pending, created_at: now, updated_at: now, student_id: students[2]!, items: '[]', status: 'pending', paid_at: null, total_cents: 300, currency: 'USD' });
+    await insertOrder({ student_id: students[0]! });
+    await insertOrder({ student_id: students[1]!, currency: null, total_cents: 250 });
+    await insertOrder({ student_id: students[2]!, currency: 'EUR', total_cents: 700 });
+    const pending = await insertOrder({ student_id: students[2]!, status: 'pending', paid_at: null, total_cents: 300 });
     await orders.update('orders', pending, { status: 'paid', paid_at: now });
-    const refunded = `ord_refunded_${marker()}`;
-    await orders.insert('orders', { id: refunded, created_at: now, updated_at: now, student_id: students[0]!, items: '[]', status: 'paid', paid_at: now, total_cents: 5000, currency: 'USD' });
+    const refunded = await insertOrder({ student_id: students[0]!, total_cents: 5000 });
     await orders.update('orders', refunded, { status: 'refunded' });
-    const moved = `ord_moved_${marker()}`;
-    await orders.insert('orders', { id: moved, created_at: now, updated_at: now, student_id: students[1]!, items: '[]', status: 'paid', paid_at: now, total_cents: 900, currency: 'USD' });
+    const moved = await insertOrder({ student_id: students[1]!, total_cents: 900 });
     await orders.update('orders', moved, { currency: 'gbp' });
     await orders.delete('orders', `ord_never_${marker()}`);
 
     // A course moved to draft and back, another left a draft: the published ones are counted as they are.
-    const draft = await id('/courses', { title: 'Draft', status: 'draft' });
+    const draft = await created('/courses', { title: 'Draft', status: 'draft' });
     expect((await s.owner('PATCH', `/courses/${course}`, { status: 'draft' })).status).toBe(200);
     expect((await s.owner('PATCH', `/courses/${course}`, { status: 'published' })).status).toBe(200);
     expect(draft).toMatch(/^crs_/);
@@ -192,11 +186,6 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     const now = s.server.deps.now();
     const day = () => report(`from=${today}&to=${today}`);
     const before = await day();
-    const created = async (path: string, body: unknown) => {
-      const res = await s.owner('POST', path, body);
-      expect(res.status, res.text).toBe(201);
-      return String(res.json.id);
-    };
     const student = await created('/students', { name: 'Subscriber', email: `${marker()}@rows.test` });
     const plan = await created('/membership-plans', { name: `Plan ${marker()}` });
 
@@ -213,16 +202,14 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     expect(await activeSubscriptions()).toBe((await records.select('subscriptions', ['status'], [])).filter((r) => r.status === 'active').length);
 
     // A paid order with no time of payment cannot be placed in a period: it counts once it has one.
-    const order = (extra: Row) => records.insert('orders', { id: `ord_rows_${marker()}`, created_at: now, updated_at: now, items: '[]', status: 'paid', total_cents: 4000, currency: 'USD', ...extra });
-    const undated = `ord_undated_${marker()}`;
-    await order({ id: undated, student_id: student, paid_at: null });
+    const undated = await insertOrder({ student_id: student, paid_at: null, total_cents: 4000 });
     expect(figures(await day())).toEqual(figures(before));
     await records.update('orders', undated, { paid_at: now });
     const dated = figures(await day());
     expect(dated).toMatchObject({ revenue_cents: before.totals.revenue_cents! + 4000, active: before.active_students[0]!.count + 1 });
 
     // Without a student (a guest's order, an enrollment written outside the API) a row counts, but no one is active.
-    await order({ student_id: null, paid_at: now, total_cents: 300 });
+    await insertOrder({ student_id: null, total_cents: 300 });
     await records.insert('enrollments', { id: `enr_rows_${marker()}`, student_id: null, course_id: null, progress_percent: 0, created_at: now, updated_at: now });
     const after = figures(await day());
     expect(after).toMatchObject({ revenue_cents: dated.revenue_cents! + 300, enrollments: dated.enrollments! + 1, active: dated.active });
@@ -236,11 +223,9 @@ describe.each(STORE_KINDS)('analytics counters on %s', (kind) => {
     const before = await summarize();
     // Its own orders, so that the summary moves by what this test writes: one paid in the school's
     // currency, one in another, one pending.
-    const order = (key: string, extra: Row) =>
-      records.insert('orders', { id: `ord_${key}_${marker()}`, created_at: now, updated_at: now, items: '[]', status: 'paid', paid_at: now, total_cents: 1234, currency: 'USD', ...extra });
-    await order('summary_usd', {});
-    await order('summary_eur', { currency: 'EUR', total_cents: 99 });
-    await order('summary_pending', { status: 'pending', paid_at: null });
+    await insertOrder({ total_cents: 1234 });
+    await insertOrder({ currency: 'EUR', total_cents: 99 });
+    await insertOrder({ status: 'pending', paid_at: null, total_cents: 1234 });
     const after = await summarize();
     expect(after.orders_paid_this_month).toBe(before.orders_paid_this_month + 2);
     expect(after.revenue_this_month_cents).toBe(before.revenue_this_month_cents + 1234);
