@@ -4,7 +4,8 @@
  * are answered straight from the prepared statement: they give what the
  * database holds for each call's values, a lookup from outside an open
  * transaction waits for it instead of seeing its uncommitted rows, and a
- * failure is a rejected promise.
+ * failure is a rejected promise. Statements that wait for the connection
+ * get it in the order they asked.
  */
 import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
@@ -102,6 +103,29 @@ describe('key lookups on SQLite', () => {
     });
     expect(await during).toEqual({ id: 4, name: 'four' });
     expect(sqlite.inTransaction).toBe(false);
+  });
+
+  it('statements that waited for a transaction run in the order they were issued', async () => {
+    const done: number[] = [];
+    let waiting: Promise<unknown>[] = [];
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('items').set({ name: 'held' }).where('id', '=', 2).execute();
+      waiting = [1, 2, 3, 4].map((n) =>
+        db
+          .updateTable('items')
+          .set({ name: `write ${n}` })
+          .where('id', '=', 2)
+          .execute()
+          .then(() => done.push(n)),
+      );
+      expect(await settledWithin(Promise.race(waiting), 30)).toBe(false);
+    });
+    await Promise.all(waiting);
+    const after = await lookup()(2);
+    await db.updateTable('items').set({ name: 'two' }).where('id', '=', 2).execute();
+    // First come, first served: a request that waited longest is not overtaken by later ones.
+    expect(done).toEqual([1, 2, 3, 4]);
+    expect(after).toEqual({ id: 2, name: 'write 4' });
   });
 
   it('stays correct once more statements were prepared than the cache keeps', async () => {

@@ -20,21 +20,27 @@ export const isSqliteBusy = (err: unknown): boolean => {
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 };
 
-/** One holder of the connection at a time: Kysely holds it for a statement, or a whole transaction. */
+/**
+ * One holder of the connection at a time: Kysely holds it for a statement, or
+ * a whole transaction. Waiters are served in arrival order and the connection
+ * passes straight to the next one, so a release wakes one waiter, not all.
+ */
 class Mutex {
-  private held: Promise<void> | undefined;
-  private release: (() => void) | undefined;
+  private held = false;
+  private readonly waiting: (() => void)[] = [];
 
-  async lock(): Promise<void> {
-    while (this.held) await this.held;
-    this.held = new Promise((resolve) => (this.release = resolve));
+  lock(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   unlock(): void {
-    const release = this.release;
-    this.held = undefined;
-    this.release = undefined;
-    release?.();
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
   }
 }
 
