@@ -56,8 +56,17 @@ export interface LoadResult {
 
 const percentile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
 
-function once(opts: LoadOptions, duration: number): Promise<LoadResult> {
+/**
+ * One autocannon run of warm-up plus measurement on the same connections:
+ * connections opened while a server is saturated are accepted about one per
+ * turn of its event loop, so a measurement that opened its own would time
+ * that ramp instead of the server's steady state. Latencies are those of
+ * requests sent after the warm-up; throughput and CPU count what completed
+ * after it.
+ */
+export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
+  let completed = 0;
   let unexpected = 0;
   const errorSamples: string[] = [];
   const requests = opts.requests.map(({ expectStatus, onResponse, verify, ...rest }) => ({
@@ -72,21 +81,31 @@ function once(opts: LoadOptions, duration: number): Promise<LoadResult> {
       onResponse?.(status, body, context, headers);
     },
   }));
-  const before = opts.completions?.() ?? 0;
   let rssPeak = 0;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(opts.pid))), 200);
-  const started = performance.now();
-  const cpuBefore = cpuMs(opts.pid);
+  const measuredFrom = performance.now() + opts.warmup * 1000;
+  let before = opts.completions?.() ?? 0;
+  let cpuBefore = cpuMs(opts.pid);
+  const warmedUp = setTimeout(() => {
+    before = opts.completions?.() ?? 0;
+    cpuBefore = cpuMs(opts.pid);
+  }, opts.warmup * 1000);
   return new Promise((resolve, reject) => {
     // sampleInt: autocannon stops at its first sample after `duration`, 1 s apart by default.
-    const tracker = autocannon({ url: new URL(opts.origin).origin, connections: opts.connections, duration, requests, timeout: 30, sampleInt: 100 });
-    tracker.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+    const tracker = autocannon({ url: new URL(opts.origin).origin, connections: opts.connections, duration: opts.warmup + opts.duration, requests, timeout: 30, sampleInt: 100 });
+    tracker.on('response', (_client, _status, _bytes, ms) => {
+      const now = performance.now();
+      if (now < measuredFrom) return;
+      completed++;
+      if (now - ms >= measuredFrom) latencies.push(ms);
+    });
     tracker.on('error', reject);
     tracker.on('done', (result) => {
       clearInterval(sampler);
-      const seconds = (performance.now() - started) / 1000;
+      clearTimeout(warmedUp);
+      const seconds = (performance.now() - measuredFrom) / 1000;
       const sorted = Float64Array.from(latencies).sort();
-      const units = opts.completions ? opts.completions() - before : latencies.length;
+      const units = opts.completions ? opts.completions() - before : completed;
       resolve({
         rate: units / seconds,
         requests: latencies.length,
@@ -99,10 +118,4 @@ function once(opts: LoadOptions, duration: number): Promise<LoadResult> {
       });
     });
   });
-}
-
-/** Warm-up (discarded), then the measured run. */
-export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
-  if (opts.warmup > 0) await once(opts, opts.warmup);
-  return once(opts, opts.duration);
 }
