@@ -38,21 +38,15 @@ export function kyselyClientStore(db: Kysely<Database>, lookups: KeyLookup, kind
       // metadata document (their id is its https URL), do not count; triggers keep the count
       // (migration 018), so the check reads one row whatever the number of clients.
       const values = clientRow(client);
-      if (kind === 'sqlite') {
-        // One statement: it holds SQLite's write lock from the count to the insert.
-        const insert = sql`
-          insert into clients (${sql.join(Object.keys(values).map((c) => sql.ref(c)))})
-          select ${sql.join(Object.values(values))}
-          where (select value from counters where name = 'open_clients') < ${maxClients}`;
-        return Number((await insert.execute(db)).numAffectedRows ?? 0) > 0;
-      }
-      // The count's row lock queues racing registrations on every instance, and nothing else.
-      return db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('counters').select('value').where('name', '=', 'open_clients').forUpdate().executeTakeFirstOrThrow();
-        if (Number(row.value) >= maxClients) return false;
-        await trx.insertInto('clients').values(values).execute();
-        return true;
-      });
+      // One statement, so the count is held only while the database runs it, never across a
+      // round trip: SQLite's write lock covers it whole; on PostgreSQL the count's row lock queues
+      // racing registrations on every instance, and one that waited reads the count its
+      // predecessor's insert left (a locked row is read again once its holder commits).
+      const insert = sql`
+        insert into clients (${sql.join(Object.keys(values).map((c) => sql.ref(c)))})
+        select ${sql.join(Object.values(values))}
+        where (select value from counters where name = 'open_clients'${kind === 'postgres' ? sql` for update` : sql``}) < ${maxClients}`;
+      return Number((await insert.execute(db)).numAffectedRows ?? 0) > 0;
     },
     async saveFromDocument(id, metadata, now) {
       const json = JSON.stringify(metadata);
