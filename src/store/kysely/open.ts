@@ -94,7 +94,7 @@ export function openStore(database: Config['database'], limits: DatabaseLimits =
     clients: kyselyClientStore(db, lookups, database.kind, maintenance),
     codes: kyselyCodeStore(db, maintenance),
     deviceAuthorizations: kyselyDeviceAuthorizationStore(db, maintenance),
-    tokens: kyselyTokenStore(db, lookups, maintenance),
+    tokens: kyselyTokenStore(db, lookups, database.kind, maintenance),
     sessions: kyselySessionStore(db, maintenance),
     passwordFailures: kyselyPasswordFailureStore(db, maintenance),
     grants: kyselyGrantStore(db),

@@ -1,5 +1,5 @@
 import { ROTATION_STAMP_SLACK_MS } from '../repositories/tokens.ts';
-import type { Insertable, Kysely, QueryCreator, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { RotateResult } from '../repositories/tokens.ts';
 import type { Token, TokenStore } from '../types.ts';
 import { purgeBefore } from './purge.ts';
@@ -74,7 +74,31 @@ async function notClaimed(q: QueryCreator<Database>, hash: string): Promise<Rota
   return { status: 'unusable', ...(row ? { token: toToken(row) } : {}) };
 }
 
-export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maintenance: Kysely<Database> = db): TokenStore {
+/**
+ * The rotation on PostgreSQL, in one statement: the claim and the successors' inserts are
+ * data-modifying WITH queries, each insert made only when the claim returned the token, so the
+ * whole rotation is one round trip and one commit instead of four round trips (begin, claim,
+ * insert, commit) with the token's row locked in between. A successor that cannot be inserted
+ * fails the statement, and with it the claim. The stamp is the one sent with the claim; a claim
+ * that waited on the row's lock longer than the slack is stamped again when it returns.
+ */
+async function rotateInOneStatement(db: Kysely<Database>, hash: string, clock: () => number, successors: Token[]): Promise<RotateResult> {
+  const inserts = successors.map((token, i) => {
+    const row = tokenRow(token);
+    return sql`, ${sql.id(`successor_${i}`)} as (
+      insert into tokens (${sql.join(Object.keys(row).map((c) => sql.ref(c)))})
+      select ${sql.join(Object.values(row))} where exists (select 1 from claimed)
+      on conflict (hash) do nothing)`;
+  });
+  const { rows } = await sql<Selectable<TokensTable>>`
+    with claimed as (${claim(db, hash, clock())})${sql.join(inserts, sql``)}
+    select * from claimed`.execute(db);
+  const claimed = rows[0];
+  if (!claimed) return notClaimed(db, hash);
+  return rotated(db, claimed, clock);
+}
+
+export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, kind: 'sqlite' | 'postgres', maintenance: Kysely<Database> = db): TokenStore {
   const findByHash = lookups((hash: string) => db.selectFrom('tokens').selectAll().where('hash', '=', hash));
   return {
     insert: (tokens) => insertTokens(db, tokens),
@@ -83,6 +107,8 @@ export function kyselyTokenStore(db: Kysely<Database>, lookups: KeyLookup, maint
       return row && toToken(row);
     },
     async rotate(hash, clock, successors) {
+      if (kind === 'postgres') return rotateInOneStatement(db, hash, clock, successors);
+      // On SQLite the statements do not leave the process: a transaction of them costs no round trips.
       return db.transaction().execute(async (trx) => {
         const claimed = await claim(trx, hash, clock()).executeTakeFirst();
         if (!claimed) return notClaimed(trx, hash);

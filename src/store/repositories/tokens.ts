@@ -49,6 +49,8 @@ export interface TokenStore {
  * How far a rotation's stamp may lie before its commit: the claim is stamped
  * as it is sent, and stamped again only when the rotation took longer than
  * this (it waited on a lock), which saves a statement on every refresh. A
- * grace window of seconds is shortened by at most this much.
+ * grace window of seconds is shortened by at most this much; on PostgreSQL,
+ * where the rotation is one statement, the second stamp follows its commit,
+ * and a replay read in between sees the first.
  */
 export const ROTATION_STAMP_SLACK_MS = 250;
