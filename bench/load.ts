@@ -64,7 +64,7 @@ const percentile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[
  * requests sent after the warm-up; throughput and CPU count what completed
  * after it.
  */
-export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   let completed = 0;
   let unexpected = 0;
