@@ -58,10 +58,13 @@ export const AUTHORIZATION_SERVER = {
     /**
      * The largest `state`, in UTF-8 bytes. It comes back percent-encoded in the
      * Location header (up to 3 characters a byte); with a 2000-character
-     * redirect URI the header stays well inside the 16 KB of headers Node's
-     * HTTP clients accept.
+     * redirect URI and an error_description of at most
+     * `redirectErrorDescription` characters (each up to 3 when encoded) the
+     * header stays well inside the 16 KB of headers Node's HTTP clients accept.
      */
     stateBytes: 2000,
+    /** The longest error_description an authorization error redirect carries, in characters; a longer one is cut. */
+    redirectErrorDescription: 300,
     /**
      * How long a client metadata document is kept, in seconds: its
      * Cache-Control max-age within [min, max] (no max-age or no-store: min);

@@ -58,6 +58,20 @@ describe.each(STORE_KINDS)('authorization error redirects (%s)', (kind) => {
     expectErrorRedirect(res, server.issuer, 'invalid_scope', 'Unknown scope: no:such-scope');
   });
 
+  it('the description keeps to the characters RFC 6749 allows: a quote or a backslash becomes ?', async () => {
+    const res = await fetch(request({ scope: 'courses:read a"b\\c' }), { redirect: 'manual' });
+    expectErrorRedirect(res, server.issuer, 'invalid_scope', 'Unknown scope: a?b?c');
+  });
+
+  it('the longest scope and state still make a Location header an HTTP client reads', async () => {
+    // Sent as written, "!" is one character; echoed and percent-encoded it is three ("%21"):
+    // 4000 of them in the description and 2000 in state would be an 18 KB header.
+    const scope = '!'.repeat(4000);
+    const state = '!'.repeat(2000);
+    const res = await fetch(`${request({ state: undefined, scope: undefined })}&scope=${scope}&state=${state}`, { redirect: 'manual' });
+    expectErrorRedirect(res, server.issuer, 'invalid_scope', `Unknown scope: ${'!'.repeat(282)}...`, state);
+  });
+
   it('without state the error carries no state', async () => {
     const res = await fetch(request({ scope: 'no:such-scope', state: undefined }), { redirect: 'manual' });
     expectErrorRedirect(res, server.issuer, 'invalid_scope', 'Unknown scope: no:such-scope', null);

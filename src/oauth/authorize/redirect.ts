@@ -1,6 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { logError } from '../../http/errors/error-handler.ts';
 import type { OAuthError } from '../errors.ts';
+import { AUTHORIZATION_SERVER } from '../../util/authorization-server.ts';
+
+const MAX_DESCRIPTION = AUTHORIZATION_SERVER.limits.redirectErrorDescription;
 
 /** Where an authorization response goes: the trusted redirect URI, with the client's state. */
 export interface ClientReturn {
@@ -28,11 +31,24 @@ export function redirectWithCode(reply: FastifyReply, to: ClientReturn, issuer: 
 }
 
 /**
+ * The error_description a redirect can carry. RFC 6749 §4.1.2.1: its values
+ * "MUST NOT include characters outside the set %x20-21 / %x23-5B / %x5D-7E",
+ * so any other character becomes "?". A description may echo the request (an
+ * unknown scope), and a 4000-character scope percent-encoded three times over
+ * would make a Location header no HTTP client reads: it is cut to
+ * MAX_DESCRIPTION characters.
+ */
+function descriptionForRedirect(description: string): string {
+  const plain = description.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+  return plain.length <= MAX_DESCRIPTION ? plain : `${plain.slice(0, MAX_DESCRIPTION - 3)}...`;
+}
+
+/**
  * The one builder of an authorization error response. RFC 6749 §4.1.2.1: the
  * error goes to the redirect URI as error, error_description and state (RFC 9207
  * §2 adds iss), and nothing else; the error's detail goes to the log only.
  */
 export function redirectWithError(reply: FastifyReply, to: ClientReturn, issuer: string, error: OAuthError, status: 302 | 303 = 302): FastifyReply {
   logError(reply.log, error);
-  return redirectToClient(reply, to, issuer, { error: error.code, error_description: error.description }, status);
+  return redirectToClient(reply, to, issuer, { error: error.code, error_description: descriptionForRedirect(error.description) }, status);
 }
