@@ -55,13 +55,15 @@ describe('lyceum serve stopping under load', () => {
     const failures: string[] = [];
     let refusedAt: number | undefined;
     let signalledAt = Infinity;
-    // Each client sends its requests one after another on a keep-alive connection, until the listener is gone.
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    // Each client sends its requests one after another on a keep-alive connection of its own, until the
+    // listener is gone. Its own: from a shared pool a client could take another's connection and leave its
+    // last answer, told keep-alive before the listener closed, on a connection someone else went on using.
+    const agents = Array.from({ length: CLIENTS }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
     const lastAnswers: (Answer | undefined)[] = [];
     const load = Array.from({ length: CLIENTS }, async (_, c) => {
       for (let i = c; ; i++) {
         try {
-          const answer = await get(port, PATHS[i % PATHS.length]!, agent);
+          const answer = await get(port, PATHS[i % PATHS.length]!, agents[c]!);
           answers.push(answer);
           lastAnswers[c] = answer;
         } catch (err) {
@@ -86,7 +88,7 @@ describe('lyceum serve stopping under load', () => {
     const readyMs = performance.now() - signalledAt;
     const exitCode = await server.stop();
     await Promise.all(load);
-    agent.destroy();
+    for (const agent of agents) agent.destroy();
 
     expect(failures).toEqual([]);
     expect(exitCode).toBe(0);
