@@ -344,13 +344,16 @@ export async function seedDemo(store: Store, now = Date.now()): Promise<DemoCoun
   const updated_at = iso(now);
   await Promise.all([store.settings.put('school', { ...SCHOOL, updated_at }, now), store.settings.put('appearance', { ...APPEARANCE, updated_at }, now)]);
   const counts: DemoCounts = {};
+  // One row at a time. All of a table's rows at once queued for the pool's few PostgreSQL
+  // connections and then for the analytics counters' row locks: on a busy server the last
+  // waited longer than DB_ACQUIRE_TIMEOUT_MS for a connection and the seed failed.
   for (const table of platformTables()) {
     const list = rows[table as AreaName] ?? [];
-    await Promise.all(list.map((row) => store.records.insert(table, row)));
+    for (const row of list) await store.records.insert(table, row);
     counts[table] = list.length;
   }
   // After the enrollments and lessons they point at; not an area, so not among the counts.
-  await Promise.all(rows.lesson_completions.map((row) => store.records.insert('lesson_completions', row)));
+  for (const row of rows.lesson_completions) await store.records.insert('lesson_completions', row);
   return counts;
 }
 

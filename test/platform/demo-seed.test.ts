@@ -11,6 +11,7 @@ import { rowToRecord } from '../../src/platform/fields.ts';
 import { COURSES } from '../../src/demo/catalog.ts';
 import { buildDemo, clearPlatform, isPlatformEmpty, seedDemo } from '../../src/demo/seed.ts';
 import { openStore } from '../../src/store/kysely/open.ts';
+import { databaseLimits } from '../../src/config/index.ts';
 import { AnalyticsService } from '../../src/platform/analytics.ts';
 import SQLite from 'better-sqlite3';
 import type { Row, Store } from '../../src/store/types.ts';
@@ -75,6 +76,18 @@ describe.each(STORE_KINDS)('the demo school on %s', (kind) => {
       forms: 2,
     });
     expect(await isPlatformEmpty(store)).toBe(false);
+  });
+
+  // The pool's bounds are PostgreSQL's; SQLite has its one connection and no acquire bound.
+  it.runIf(kind === 'postgres')('is written whole through one pool connection that no query waits for longer than 100 ms', async () => {
+    // A busy server, as the pool sees it: one connection, the shortest acquire bound.
+    const tight = openStore(databaseConfig(await freshDatabaseUrl(kind)), databaseLimits({ DB_POOL_SIZE: '1', DB_ACQUIRE_TIMEOUT_MS: '100' }));
+    try {
+      await tight.migrate();
+      expect(await seedDemo(tight, now)).toEqual(seeded);
+    } finally {
+      await tight.close();
+    }
   });
 
   it('has the school settings and appearance', async () => {
